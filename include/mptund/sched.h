@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Schedulers, modelled on the kernel's struct mptcp_sched_ops.
+ *
+ * One scheduler instance per session and direction. The core keeps a FIFO scheduler
+ * queue; for the packet at its head it calls pick(). pick answers a mask of paths:
+ * one bit = send on that path, several bits = send a copy on each (redundant modes),
+ * 0 = hold (the packet stays queued; pick is asked again when an ACK, a loss, a path
+ * change or a tick may have freed room). A non-zero answer is final: the core sends.
+ *
+ * A path's in_flight counts every byte handed to the path and not yet acked or
+ * declared lost, including bytes still waiting in the path's pacer. A path "has room"
+ * for the cheapest-path family when in_flight < its (live) window.
+ *
+ * Schedulers are pure: no I/O, no clock (ctx->now), randomness only from ctx->rng,
+ * state only in priv (tunables first). The core never looks inside priv except through
+ * the declared params and stats tables.
+ */
+#ifndef MPTUND_SCHED_H
+#define MPTUND_SCHED_H
+
+#include <mptund/cc.h>
+#include <mptund/common.h>
+#include <mptund/param.h>
+#include <mptund/rng.h>
+
+#define MPT_SCHED_PRIV_SIZE 8192
+
+/* Read-only view of one path of the session, refreshed by the core before each call. */
+struct mpt_path_view {
+	uint8_t id;			/* index in the session, 0..npaths-1 */
+	char name[MPT_NAME_LEN];
+	uint32_t cost;			/* configured; lower is cheaper (CPF family) */
+	uint32_t weight;		/* configured WRR weight; 0 = unset */
+	uint64_t capacity;		/* configured capacity, bytes/s; 0 = unset */
+	bool up;			/* usable: liveness ok and administratively up */
+	uint32_t mtu;			/* largest inner packet the path carries */
+
+	uint64_t cwnd;			/* bytes, from the path's congestion controller */
+	uint64_t in_flight;		/* bytes, see above */
+	uint64_t pacing_rate;		/* bytes/s; 0 = unpaced */
+	uint64_t btlbw;			/* bytes/s bottleneck estimate; 0 = unknown */
+	uint64_t delivery_rate;		/* bytes/s, latest delivery-rate sample */
+	uint8_t cc_state;		/* enum mpt_cc_state */
+
+	uint64_t srtt_ns;		/* smoothed RTT; 0 before the first sample */
+	uint64_t rttvar_ns;
+	uint64_t min_rtt_ns;
+	uint64_t latest_rtt_ns;
+
+	uint64_t sent_pkts, sent_bytes;
+	uint64_t delivered_pkts, delivered_bytes;
+	uint64_t lost_pkts, lost_bytes;
+};
+
+/* Metadata of the packet being scheduled. */
+struct mpt_pkt_meta {
+	uint32_t len;			/* inner packet length, bytes */
+	uint32_t flow_hash;		/* hash of the inner 5-tuple (0: none) */
+	uint8_t dscp;
+	uint8_t ecn;			/* inner ECN field; 3 = CE */
+	uint8_t proto;			/* inner IP protocol */
+};
+
+struct mpt_sched_ctx {
+	const struct mpt_path_view *paths;
+	unsigned npaths;
+	uint64_t now;			/* monotonic ns */
+	uint32_t queue_pkts;		/* scheduler queue length, packets (incl. head) */
+	uint64_t queue_bytes;
+	struct mpt_rng *rng;		/* the session's seeded PRNG */
+};
+
+struct mpt_sched_ops {
+	const char *name;
+	const char *summary;		/* one line: what it does, its source */
+
+	/* required: fast path */
+	uint32_t (*pick)(void *priv, const struct mpt_sched_ctx *ctx,
+			 const struct mpt_pkt_meta *pkt);
+	/* required: called after the core zeroed priv and applied defaults/overrides */
+	void (*init)(void *priv, const struct mpt_sched_ctx *ctx);
+
+	/* optional: told of events */
+	void (*on_ack)(void *priv, const struct mpt_sched_ctx *ctx, unsigned path,
+		       uint64_t acked_bytes);
+	void (*on_loss)(void *priv, const struct mpt_sched_ctx *ctx, unsigned path,
+			uint64_t lost_bytes);
+	void (*on_path_change)(void *priv, const struct mpt_sched_ctx *ctx,
+			       unsigned path, bool up);
+	/* periodic; called at most every tick_ns while the session has traffic and may
+	 * be skipped while it is idle: catch up on the elapsed ticks from ctx->now */
+	void (*tick)(void *priv, const struct mpt_sched_ctx *ctx);
+	void (*params_changed)(void *priv);
+	uint64_t tick_ns;		/* 0: no tick */
+
+	size_t priv_size;		/* <= MPT_SCHED_PRIV_SIZE */
+	const struct mpt_param *params;
+	size_t nparams;
+	const struct mpt_stat *stats;	/* offsets are into priv */
+	size_t nstats;
+};
+
+/* True when the path is up and its in-flight is below window (bytes). */
+static inline bool mpt_path_has_room(const struct mpt_path_view *v, uint64_t window)
+{
+	return v->up && v->in_flight < window;
+}
+
+/* Registry (sched/registry.c). */
+const struct mpt_sched_ops *mpt_sched_find(const char *name);
+size_t mpt_sched_count(void);
+const struct mpt_sched_ops *mpt_sched_at(size_t i);
+int mpt_sched_registry_check(char *err, size_t errlen);
+
+/* Zero priv and apply the defaults of ops->params. */
+void mpt_sched_prepare(void *priv, const struct mpt_sched_ops *ops);
+
+#endif

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+/* The static table of schedulers, looked up by name. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include <mptund/sched.h>
+
+#include "sched_modules.h"
+
+static const struct mpt_sched_ops *const schedulers[] = {
+	&mpt_sched_rr,
+};
+
+size_t mpt_sched_count(void)
+{
+	return MPT_ARRAY_SIZE(schedulers);
+}
+
+const struct mpt_sched_ops *mpt_sched_at(size_t i)
+{
+	return i < MPT_ARRAY_SIZE(schedulers) ? schedulers[i] : NULL;
+}
+
+const struct mpt_sched_ops *mpt_sched_find(const char *name)
+{
+	for (size_t i = 0; i < MPT_ARRAY_SIZE(schedulers); i++)
+		if (strcasecmp(schedulers[i]->name, name) == 0)
+			return schedulers[i];
+	return NULL;
+}
+
+int mpt_sched_registry_check(char *err, size_t errlen)
+{
+	for (size_t i = 0; i < MPT_ARRAY_SIZE(schedulers); i++) {
+		const struct mpt_sched_ops *s = schedulers[i];
+
+		if (!s->name || !s->pick || !s->init) {
+			snprintf(err, errlen, "scheduler #%zu '%s': missing a required member",
+				 i, s->name ? s->name : "?");
+			return -EINVAL;
+		}
+		if (s->priv_size > MPT_SCHED_PRIV_SIZE) {
+			snprintf(err, errlen, "scheduler '%s': private size %zu exceeds %d",
+				 s->name, s->priv_size, MPT_SCHED_PRIV_SIZE);
+			return -EINVAL;
+		}
+		if (s->tick && !s->tick_ns) {
+			snprintf(err, errlen, "scheduler '%s': tick without tick_ns", s->name);
+			return -EINVAL;
+		}
+		for (size_t j = 0; j < i; j++) {
+			if (strcasecmp(schedulers[j]->name, s->name) == 0) {
+				snprintf(err, errlen, "scheduler name '%s' registered twice",
+					 s->name);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+void mpt_sched_prepare(void *priv, const struct mpt_sched_ops *ops)
+{
+	memset(priv, 0, MPT_SCHED_PRIV_SIZE);
+	mpt_param_defaults(ops->params, ops->nparams, priv);
+}

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: MIT */
+/* The ops struct each sched/<name>.c exports; listed in sched/registry.c. */
+#ifndef MPTUND_SCHED_MODULES_H
+#define MPTUND_SCHED_MODULES_H
+
+#include <mptund/sched.h>
+
+extern const struct mpt_sched_ops mpt_sched_rr;
+
+#endif
