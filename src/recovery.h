@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sender side of one path: the packets in flight, ACK processing, RTT estimation
+ * (RFC 6298 / RFC 9002 section 5), delivery-rate samples
+ * (draft-cheng-iccrg-delivery-rate-estimation) and loss detection (RFC 9002 section 6:
+ * packet threshold and time threshold). Pure: time is an argument, no I/O.
+ *
+ * The tunnel never retransmits; "lost" only ends a packet's life in flight and feeds
+ * congestion control and the schedulers.
+ */
+#ifndef MPTUND_RECOVERY_H
+#define MPTUND_RECOVERY_H
+
+#include <mptund/ack.h>
+#include <mptund/cc.h>
+
+struct mpt_sent_pkt {
+	uint64_t pn;
+	uint64_t sent_ns;
+	uint64_t delivered;		/* path delivered bytes when sent (P.delivered) */
+	uint64_t delivered_ns;		/* P.delivered_time */
+	uint64_t first_sent_ns;		/* P.first_sent_time */
+	uint32_t bytes;			/* counted in flight (0 = not in flight) */
+	bool is_app_limited;
+	bool acked_or_lost;		/* slot is done */
+};
+
+struct mpt_recovery_params {
+	uint32_t pkt_threshold;		/* RFC 9002 kPacketThreshold: 3 */
+	double time_threshold;		/* RFC 9002 kTimeThreshold: 9/8 */
+	uint64_t granularity_ns;	/* RFC 9002 kGranularity: 1 ms */
+	uint64_t initial_rtt_ns;	/* RFC 9002 kInitialRtt: 333 ms */
+	uint64_t max_ack_delay_ns;	/* peer's max ACK delay: 25 ms */
+};
+
+struct mpt_recovery {
+	struct mpt_recovery_params params;
+
+	/* RTT estimator */
+	uint64_t srtt_ns, rttvar_ns, min_rtt_ns, latest_rtt_ns;
+	bool have_rtt;
+
+	/* delivery-rate estimation state (connection C in the draft) */
+	uint64_t delivered;		/* bytes */
+	uint64_t delivered_ns;
+	uint64_t first_sent_ns;
+	uint64_t app_limited;		/* C.app_limited: delivered mark, 0 = not limited */
+	uint64_t delivery_rate;		/* bytes/s of the latest valid sample */
+
+	/* in flight */
+	uint64_t in_flight;		/* bytes */
+	uint64_t largest_acked;		/* UINT64_MAX before the first ACK */
+	uint64_t largest_sent;
+	uint64_t loss_time_ns;		/* earliest time-threshold loss deadline; 0 none */
+
+	/* counters */
+	uint64_t sent_pkts, sent_bytes, acked_pkts, acked_bytes, lost_pkts, lost_bytes;
+
+	/* ring of sent packets indexed by pn & (cap - 1) */
+	struct mpt_sent_pkt *ring;
+	uint32_t cap;			/* power of two */
+	uint64_t oldest_pn;		/* lowest pn that may still be in flight */
+};
+
+/* What one ACK (or loss timeout) changed. */
+struct mpt_recovery_event {
+	uint64_t acked_bytes, acked_pkts;
+	uint64_t lost_bytes, lost_pkts;
+	bool rtt_sampled;
+};
+
+void mpt_recovery_default_params(struct mpt_recovery_params *p);
+/* cap: packets that may be in flight at once (rounded up to a power of two). */
+int mpt_recovery_init(struct mpt_recovery *r, const struct mpt_recovery_params *p,
+		      uint32_t cap);
+void mpt_recovery_free(struct mpt_recovery *r);
+/* Forget everything in flight (path declared down), keep counters. */
+void mpt_recovery_reset(struct mpt_recovery *r);
+
+/* Room in the ring for one more packet (false: too many in flight to track). */
+bool mpt_recovery_can_send(const struct mpt_recovery *r);
+/* pn must be larger than every pn sent before. */
+void mpt_recovery_on_sent(struct mpt_recovery *r, uint64_t pn, uint32_t bytes,
+			  uint64_t now);
+/* The sender ran out of data with in_flight below cwnd: following samples are
+ * app-limited until the current in-flight data is delivered (draft section 3.4). */
+void mpt_recovery_on_app_limited(struct mpt_recovery *r);
+
+/*
+ * Process an ACK frame. Fills rs (the rate sample for cc->on_ack, valid when
+ * ev->acked_pkts > 0) and ev. Returns 0, or -EINVAL for an ACK of a packet number
+ * never sent (a protocol violation the caller counts and drops).
+ */
+int mpt_recovery_on_ack(struct mpt_recovery *r, const struct mpt_ack_info *ack,
+			uint64_t now, struct mpt_rate_sample *rs,
+			struct mpt_recovery_event *ev);
+
+/* Earliest time the loss timer must fire (0: none armed). */
+uint64_t mpt_recovery_loss_deadline(const struct mpt_recovery *r);
+/* Declare time-threshold losses at now. */
+void mpt_recovery_on_loss_timeout(struct mpt_recovery *r, uint64_t now,
+				  struct mpt_recovery_event *ev);
+
+/* RFC 9002 PTO base: srtt + max(4 rttvar, granularity) + max_ack_delay. */
+uint64_t mpt_recovery_pto(const struct mpt_recovery *r);
+
+#endif
