@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Packet buffers and FIFO queues.
+ *
+ * Every inner packet lives in one fixed-size buffer from a per-daemon pool from the
+ * moment it is read from the TUN (or decrypted from a path) until it is sent (or
+ * written to the TUN). The buffer has headroom for the tunnel header and frame header
+ * and tailroom for the AEAD tag, so a packet is framed and sealed in place: no copy on
+ * the data path. Queues (scheduler queue, per-path pacer queues, the reorder buffer's
+ * input) link buffers through pkt->next.
+ */
+#ifndef MPTUND_PKT_H
+#define MPTUND_PKT_H
+
+#include <stdint.h>
+
+#include <mptund/sched.h>
+
+#define MPT_PKT_HEADROOM	64	/* >= tunnel header + frame header + DSN */
+#define MPT_PKT_TAILROOM	64	/* >= AEAD tag + a piggybacked frame */
+
+struct mpt_pkt {
+	struct mpt_pkt *next;
+	uint8_t *data;			/* inner packet (buf + MPT_PKT_HEADROOM) */
+	uint32_t len;			/* inner packet length */
+	uint64_t dsn;			/* session data sequence number */
+	uint64_t enq_ns;		/* when it entered the scheduler queue */
+	struct mpt_pkt_meta meta;
+	uint8_t buf[];			/* headroom + up to pool->mtu + tailroom */
+};
+
+struct mpt_pkt_pool {
+	struct mpt_pkt *free;
+	uint8_t *mem;
+	uint32_t mtu;			/* largest inner packet */
+	uint32_t count, nfree;
+	uint64_t exhausted;		/* allocations refused (counted drop) */
+};
+
+int mpt_pkt_pool_init(struct mpt_pkt_pool *pool, uint32_t count, uint32_t mtu);
+void mpt_pkt_pool_free(struct mpt_pkt_pool *pool);
+
+static inline struct mpt_pkt *mpt_pkt_alloc(struct mpt_pkt_pool *pool)
+{
+	struct mpt_pkt *p = pool->free;
+
+	if (!p) {
+		pool->exhausted++;
+		return NULL;
+	}
+	pool->free = p->next;
+	pool->nfree--;
+	p->next = NULL;
+	p->data = p->buf + MPT_PKT_HEADROOM;
+	p->len = 0;
+	return p;
+}
+
+static inline void mpt_pkt_put(struct mpt_pkt_pool *pool, struct mpt_pkt *p)
+{
+	p->next = pool->free;
+	pool->free = p;
+	pool->nfree++;
+}
+
+/* Bytes available in a buffer from data to the end of the tailroom. */
+static inline uint32_t mpt_pkt_room(const struct mpt_pkt_pool *pool)
+{
+	return pool->mtu + MPT_PKT_TAILROOM;
+}
+
+struct mpt_pktq {
+	struct mpt_pkt *head, *tail;
+	uint32_t pkts;
+	uint64_t bytes;
+};
+
+static inline void mpt_pktq_push(struct mpt_pktq *q, struct mpt_pkt *p)
+{
+	p->next = NULL;
+	if (q->tail)
+		q->tail->next = p;
+	else
+		q->head = p;
+	q->tail = p;
+	q->pkts++;
+	q->bytes += p->len;
+}
+
+static inline struct mpt_pkt *mpt_pktq_pop(struct mpt_pktq *q)
+{
+	struct mpt_pkt *p = q->head;
+
+	if (!p)
+		return NULL;
+	q->head = p->next;
+	if (!q->head)
+		q->tail = NULL;
+	q->pkts--;
+	q->bytes -= p->len;
+	p->next = NULL;
+	return p;
+}
+
+/* Return every packet of q to the pool. */
+void mpt_pktq_purge(struct mpt_pktq *q, struct mpt_pkt_pool *pool);
+
+#endif
