@@ -173,7 +173,12 @@ static void acpf_catch_up(struct acpf *a, const struct mpt_sched_ctx *ctx)
 static void update_live(struct acpf *a, const struct mpt_sched_ctx *ctx, uint64_t *window)
 {
 	for (unsigned i = 0; i < ctx->npaths; i++) {
-		window[i] = (uint64_t)ceil(a->frac * (double)ctx->paths[i].cwnd);
+		double w = a->frac * (double)ctx->paths[i].cwnd;
+
+		/* ceil, but 0.47 x 150000 = 70500.00000000001 must give 70500 */
+		window[i] = (uint64_t)w;
+		if (w - (double)window[i] > 1e-6)
+			window[i]++;
 		a->live_cwnd[i] = window[i];
 	}
 }
