@@ -36,8 +36,8 @@
  * Missed ticks: the core may call tick late or skip idle periods. Every elapsed
  * tick_ns step is replayed from ctx->now; the steps before the latest one are idle
  * steps (queue 0, i.e. decreases — the core only skips ticks while idle), the latest
- * one sees ctx->queue_pkts. The replay is bounded: after (MAX-MIN)/inc_down + 1 idle
- * steps the fraction sits at MIN_FRAC and further idle steps change nothing.
+ * one sees ctx->queue_pkts. The replay is bounded: idle steps are constant
+ * decreases, so past ACPF_MAX_REPLAY of them the rest is applied in closed form.
  */
 #include <math.h>
 
@@ -45,6 +45,9 @@
 
 #include "cpf_select.h"
 #include "sched_modules.h"
+
+/* Idle steps replayed one by one; 65 s at 1 ms, far past MAX-MIN at the defaults. */
+#define ACPF_MAX_REPLAY	65536u
 
 enum acpf_mode { ACPF_USER, ACPF_KERNEL };
 enum acpf_initial { ACPF_INIT_MIN, ACPF_INIT_MAX };
@@ -147,7 +150,7 @@ static void paused_step(struct acpf *a, uint32_t queue)
 /* Replay the user-mode steps due by ctx->now (see the top comment). */
 static void acpf_catch_up(struct acpf *a, const struct mpt_sched_ctx *ctx)
 {
-	uint64_t k, idle, bound;
+	uint64_t k, idle, looped;
 	bool paused;
 
 	if (a->mode != ACPF_USER || ctx->now < a->last_step + a->tick_ns)
@@ -156,13 +159,19 @@ static void acpf_catch_up(struct acpf *a, const struct mpt_sched_ctx *ctx)
 	a->last_step += k * a->tick_ns;
 	paused = acpf_paused(a, ctx);
 	idle = k - 1;
-	bound = (uint64_t)ceil((a->max_frac - a->min_frac) / (a->raw_inc / a->c2)) + 1;
 	if (paused) {
 		a->paused_steps += idle;
 	} else {
-		for (uint64_t i = 0; i < MPT_MIN(idle, bound); i++)
+		/* step by step (bit-exact with timely ticks) for up to ACPF_MAX_REPLAY
+		 * steps, then the closed form of the remaining constant decreases */
+		looped = MPT_MIN(idle, ACPF_MAX_REPLAY);
+		for (uint64_t i = 0; i < looped; i++)
 			manage_cwnd_frac(a, 0, 0);
-		a->steps += idle - MPT_MIN(idle, bound);
+		if (idle > looped) {
+			set_frac(a, fmax(a->frac - (double)(idle - looped) *
+					 user_decrease_inc(a), a->min_frac));
+			a->steps += idle - looped;
+		}
 	}
 	if (paused)
 		paused_step(a, ctx->queue_pkts);

@@ -249,6 +249,13 @@ static void test_catch_up_equals_step_by_step(void **state)
 	tick_at(&b, t0 + 321 * MS + 3600 * MPT_NSEC_PER_SEC, 0);
 	assert_true(frac(&b) == MIN_FRAC);
 	assert_true(stat(&b, "steps", 0) == 321 + 3600 * 1000);
+	/* the closed form also holds when MIN_FRAC is far: raw_inc 1e-6 would take
+	 * 5.3e7 steps from 1 to 0.47 */
+	fix_init(&a, 100, "initial", "max_frac", "raw_inc", "0.000001", NULL);
+	tick_at(&a, a.ctx.now + 1000 * MPT_NSEC_PER_SEC, 0);	/* 1e6 steps */
+	assert_near(frac(&a), MAX_FRAC - 1e6 * 1e-6 / C2, 1e-9);
+	tick_at(&a, a.ctx.now + 3600 * 24 * MPT_NSEC_PER_SEC, 0);
+	assert_true(frac(&a) == MIN_FRAC);
 	/* two steps due: one idle (decrease) and the current one (queue 30: increase) */
 	tick_at(&b, t0 + 323 * MS + 3600 * MPT_NSEC_PER_SEC, 30);
 	assert_near(frac(&b), MIN_FRAC + RAW_INC / C2 * 0.01, EPS);
