@@ -11,6 +11,10 @@
 
 static const struct mpt_sched_ops *const schedulers[] = {
 	&mpt_sched_rr,
+	&mpt_sched_cpf,
+	&mpt_sched_acpf,
+	&mpt_sched_minrtt,
+	&mpt_sched_wrr,
 };
 
 size_t mpt_sched_count(void)

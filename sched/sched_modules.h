@@ -6,5 +6,9 @@
 #include <mptund/sched.h>
 
 extern const struct mpt_sched_ops mpt_sched_rr;
+extern const struct mpt_sched_ops mpt_sched_cpf;
+extern const struct mpt_sched_ops mpt_sched_acpf;
+extern const struct mpt_sched_ops mpt_sched_minrtt;
+extern const struct mpt_sched_ops mpt_sched_wrr;
 
 #endif

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+/* cpf: strict priority by cost over synthetic path views (ACPF paper, section 3.1). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <mptund/sched.h>
+
+#define PKT 1500u
+
+struct fix {
+	_Alignas(16) unsigned char priv[MPT_SCHED_PRIV_SIZE];
+	struct mpt_path_view paths[MPT_MAX_PATHS];
+	struct mpt_sched_ctx ctx;
+	const struct mpt_sched_ops *ops;
+};
+
+static void fix_init(struct fix *f, unsigned n, const uint32_t *cost, uint64_t cwnd_pkts)
+{
+	memset(f, 0, sizeof(*f));
+	for (unsigned i = 0; i < n; i++) {
+		f->paths[i].id = (uint8_t)i;
+		f->paths[i].cost = cost[i];
+		f->paths[i].up = true;
+		f->paths[i].mtu = PKT;
+		f->paths[i].cwnd = cwnd_pkts * PKT;
+	}
+	f->ctx.paths = f->paths;
+	f->ctx.npaths = n;
+	f->ctx.queue_pkts = 1;
+	f->ops = mpt_sched_find("cpf");
+	assert_non_null(f->ops);
+	mpt_sched_prepare(f->priv, f->ops);
+	f->ops->init(f->priv, &f->ctx);
+}
+
+/* Ask for one packet; account it as in flight on the chosen path. -1 = held. */
+static int send_one(struct fix *f)
+{
+	struct mpt_pkt_meta pkt = { .len = PKT };
+	uint32_t mask = f->ops->pick(f->priv, &f->ctx, &pkt);
+	int p;
+
+	if (!mask)
+		return -1;
+	assert_int_equal(__builtin_popcount(mask), 1);
+	p = __builtin_ctz(mask);
+	assert_true((unsigned)p < f->ctx.npaths);
+	f->paths[p].in_flight += PKT;
+	return p;
+}
+
+static void test_fills_cheapest_first(void **state)
+{
+	static const uint32_t cost[] = { 10, 1, 5 };
+	static const int order[] = { 1, 2, 0 };
+	struct fix f;
+	const uint64_t cwnd = 10;
+
+	fix_init(&f, 3, cost, cwnd);
+	/* exactly one cwnd of packets per path, cheapest first, then hold */
+	for (unsigned k = 0; k < 3; k++)
+		for (unsigned j = 0; j < cwnd; j++)
+			assert_int_equal(send_one(&f), order[k]);
+	assert_int_equal(send_one(&f), -1);
+}
+
+static void test_overflow_only_when_full(void **state)
+{
+	static const uint32_t cost[] = { 1, 2 };
+	struct fix f;
+
+	fix_init(&f, 2, cost, 10);
+	f.paths[0].in_flight = f.paths[0].cwnd - 1;	/* one byte of room: not full */
+	assert_int_equal(send_one(&f), 0);
+	f.paths[0].in_flight = f.paths[0].cwnd;		/* in_flight == cwnd: full */
+	assert_int_equal(send_one(&f), 1);
+	f.paths[0].in_flight = f.paths[0].cwnd + PKT;	/* above cwnd: full */
+	assert_int_equal(send_one(&f), 1);
+	/* an ACK frees room on the cheap path: traffic returns to it at once */
+	f.paths[0].in_flight -= 2 * PKT;
+	assert_int_equal(send_one(&f), 0);
+}
+
+static void test_ties_by_id(void **state)
+{
+	static const uint32_t cost[] = { 7, 3, 3, 3 };
+	struct fix f;
+
+	fix_init(&f, 4, cost, 2);
+	assert_int_equal(send_one(&f), 1);
+	assert_int_equal(send_one(&f), 1);
+	assert_int_equal(send_one(&f), 2);
+	assert_int_equal(send_one(&f), 2);
+	assert_int_equal(send_one(&f), 3);
+	assert_int_equal(send_one(&f), 3);
+	assert_int_equal(send_one(&f), 0);
+}
+
+static void test_down_paths_skipped(void **state)
+{
+	static const uint32_t cost[] = { 1, 2, 3 };
+	struct fix f;
+
+	fix_init(&f, 3, cost, 10);
+	f.paths[0].up = false;
+	assert_int_equal(send_one(&f), 1);
+	f.paths[1].up = false;
+	assert_int_equal(send_one(&f), 2);
+	f.paths[2].up = false;
+	assert_int_equal(send_one(&f), -1);
+	f.paths[0].up = true;
+	assert_int_equal(send_one(&f), 0);
+}
+
+static void test_hold_when_all_full(void **state)
+{
+	static const uint32_t cost[] = { 1, 2 };
+	struct fix f;
+	const struct mpt_stat *holds = NULL;
+
+	fix_init(&f, 2, cost, 4);
+	for (unsigned i = 0; i < 8; i++)
+		assert_int_not_equal(send_one(&f), -1);
+	assert_int_equal(send_one(&f), -1);
+	assert_int_equal(send_one(&f), -1);
+	for (size_t i = 0; i < f.ops->nstats; i++)
+		if (strcmp(f.ops->stats[i].name, "holds") == 0)
+			holds = &f.ops->stats[i];
+	assert_non_null(holds);
+	assert_true(mpt_stat_read(holds, f.priv, 0) == 2);
+	/* zero cwnd (controller not started) is full too */
+	fix_init(&f, 2, cost, 0);
+	assert_int_equal(send_one(&f), -1);
+}
+
+static void test_registry(void **state)
+{
+	char err[128];
+
+	assert_int_equal(mpt_sched_registry_check(err, sizeof(err)), 0);
+	for (const char *const *n = (const char *const[]){ "cpf", "acpf", "minrtt", "wrr",
+							     NULL }; *n; n++)
+		assert_non_null(mpt_sched_find(*n));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fills_cheapest_first),
+		cmocka_unit_test(test_overflow_only_when_full),
+		cmocka_unit_test(test_ties_by_id),
+		cmocka_unit_test(test_down_paths_skipped),
+		cmocka_unit_test(test_hold_when_all_full),
+		cmocka_unit_test(test_registry),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
