@@ -10,85 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simlink.h"
-
-enum ev_type {
-	EV_LINK_OUT,		/* serialization done: leaves the bottleneck */
-	EV_RX,			/* arrives at the receiver */
-	EV_ACK_TIMER,		/* receiver's delayed-ACK timer */
-	EV_ACK_RX,		/* ACK frame arrives at the sender */
-	EV_PACER,		/* pacer may send */
-	EV_LOSS_TIMER,
-	EV_PTO,
-	EV_SOURCE,
-	EV_TICK,
-	EV_HOOK,
-};
-
-struct event {
-	uint64_t t, seq;
-	uint8_t type, path;
-	uint32_t len;
-	uint64_t pn;
-	uint64_t gen;			/* timers: generation, stale when different */
-	struct mpt_ack_info *ack;
-};
-
-struct fifo {
-	uint32_t *len;
-	size_t head, n, cap;
-	uint64_t bytes;
-};
-
-struct rx_state {
-	struct mpt_ack_range r[MPT_ACK_MAX_RANGES];	/* highest first */
-	unsigned nranges;
-	uint64_t largest_rx_ns;		/* arrival time of the largest */
-	uint32_t unacked;		/* packets since the last ACK */
-	uint64_t timer_gen;
-	bool timer_armed;
-};
-
-struct sim_path {
-	struct sim_path_cfg cfg;
-	char name[MPT_NAME_LEN];
-	bool up;
-	/* sender */
-	struct mpt_recovery rec;
-	struct mpt_cc cc;
-	const struct mpt_cc_ops *ops;
-	struct fifo pacer;
-	double tokens;
-	uint64_t tokens_ns;
-	bool pacer_armed;
-	uint64_t next_pn;
-	uint64_t loss_gen, loss_at;
-	uint64_t pto_gen, pto_backoff;
-	uint32_t probe_credit;
-	/* link */
-	uint64_t q_bytes, link_free_ns, q_changed_ns;
-	/* receiver */
-	struct rx_state rx;
-	struct sim_path_stats st;
-};
-
-struct sim_session {
-	struct sim_session_cfg cfg;
-	uint64_t now, seq;
-	struct event *heap;
-	size_t nheap, capheap;
-	struct mpt_rng rng;		/* the session's: scheduler, cc init */
-	struct mpt_rng link_rng;	/* random loss */
-	unsigned npaths;
-	struct sim_path p[MPT_MAX_PATHS];
-	const struct mpt_sched_ops *sops;
-	_Alignas(16) unsigned char spriv[MPT_SCHED_PRIV_SIZE];
-	struct mpt_path_view views[MPT_MAX_PATHS];
-	struct fifo q;			/* scheduler queue (rate source) */
-	uint64_t generated, source_drops, flow_seq;
-	uint64_t tick_last;
-	bool in_hook;
-};
+#include "simlink_impl.h"
 
 /* ---- small containers ---- */
 
@@ -117,7 +39,7 @@ static uint32_t fifo_peek(const struct fifo *f)
 	return f->len[f->head];
 }
 
-static uint32_t fifo_pop(struct fifo *f)
+uint32_t sim_fifo_pop(struct fifo *f)
 {
 	uint32_t len = f->len[f->head];
 
@@ -173,14 +95,14 @@ static struct event ev_pop(struct sim_session *s)
 	return top;
 }
 
-static void ev_at(struct sim_session *s, uint64_t t, uint8_t type, unsigned path)
+void sim_ev_at(struct sim_session *s, uint64_t t, uint8_t type, unsigned path)
 {
 	ev_push(s, (struct event){ .t = t, .type = type, .path = (uint8_t)path });
 }
 
 /* ---- views and the scheduler ---- */
 
-static struct mpt_cc_path cc_path(const struct sim_path *p)
+struct mpt_cc_path sim_cc_path(const struct sim_path *p)
 {
 	return (struct mpt_cc_path){
 		.delivered = p->rec.delivered,
@@ -191,7 +113,7 @@ static struct mpt_cc_path cc_path(const struct sim_path *p)
 	};
 }
 
-static void refresh_views(struct sim_session *s)
+void sim_refresh_views(struct sim_session *s)
 {
 	for (unsigned i = 0; i < s->npaths; i++) {
 		const struct sim_path *p = &s->p[i];
@@ -223,9 +145,9 @@ static void refresh_views(struct sim_session *s)
 	}
 }
 
-static struct mpt_sched_ctx sched_ctx(struct sim_session *s)
+struct mpt_sched_ctx sim_sched_ctx(struct sim_session *s)
 {
-	refresh_views(s);
+	sim_refresh_views(s);
 	return (struct mpt_sched_ctx){
 		.paths = s->views, .npaths = s->npaths, .now = s->now,
 		.queue_pkts = s->cfg.source_rate ? (uint32_t)s->q.n : 1,
@@ -247,7 +169,7 @@ static uint32_t queue_head(const struct sim_session *s)
 static void queue_pop(struct sim_session *s)
 {
 	if (s->cfg.source_rate)
-		fifo_pop(&s->q);
+		sim_fifo_pop(&s->q);
 	else
 		s->generated++;
 	s->flow_seq++;
@@ -265,12 +187,12 @@ static void hand_to_path(struct sim_session *s, unsigned i, uint32_t len)
 }
 
 /* Ask the scheduler about the head packet until it holds or the queue is empty. */
-static void schedule(struct sim_session *s)
+void sim_schedule(struct sim_session *s)
 {
 	unsigned guard = 0;
 
 	while (!queue_empty(s) && guard++ < 4096) {
-		struct mpt_sched_ctx ctx = sched_ctx(s);
+		struct mpt_sched_ctx ctx = sim_sched_ctx(s);
 		struct mpt_pkt_meta meta = {
 			.len = queue_head(s),
 			.flow_hash = (uint32_t)(s->flow_seq % s->cfg.nflows) + 1,
@@ -355,7 +277,7 @@ static void send_one(struct sim_session *s, unsigned i, uint32_t len)
 	bool was_empty = p->rec.in_flight == 0;
 
 	mpt_recovery_on_sent(&p->rec, p->next_pn, len, s->now);
-	cp = cc_path(p);
+	cp = sim_cc_path(p);
 	if (p->ops->on_sent)
 		p->ops->on_sent(&p->cc, &cp, len, s->now);
 	p->st.sent_pkts++;
@@ -391,12 +313,12 @@ static void pacer_kick(struct sim_session *s, unsigned i)
 				double wait = (len - p->tokens) * 1e9 / (double)p->cc.pacing_rate;
 
 				p->pacer_armed = true;
-				ev_at(s, s->now + (uint64_t)wait + 1, EV_PACER, i);
+				sim_ev_at(s, s->now + (uint64_t)wait + 1, EV_PACER, i);
 				break;
 			}
 			p->tokens -= len;
 		}
-		fifo_pop(&p->pacer);
+		sim_fifo_pop(&p->pacer);
 		send_one(s, i, len);
 	}
 	if (queue_empty(s) && p->pacer.n == 0 && p->rec.in_flight < p->cc.cwnd)
@@ -407,7 +329,7 @@ static void report_loss(struct sim_session *s, unsigned i,
 			const struct mpt_recovery_event *ev)
 {
 	struct sim_path *p = &s->p[i];
-	struct mpt_cc_path cp = cc_path(p);
+	struct mpt_cc_path cp = sim_cc_path(p);
 
 	if (!ev->lost_pkts)
 		return;
@@ -416,7 +338,7 @@ static void report_loss(struct sim_session *s, unsigned i,
 	if (p->ops->on_loss)
 		p->ops->on_loss(&p->cc, &cp, ev->lost_bytes, s->now);
 	if (s->sops->on_loss) {
-		struct mpt_sched_ctx ctx = sched_ctx(s);
+		struct mpt_sched_ctx ctx = sim_sched_ctx(s);
 
 		s->sops->on_loss(s->spriv, &ctx, i, ev->lost_bytes);
 	}
@@ -449,17 +371,17 @@ static void on_ack_rx(struct sim_session *s, unsigned i, struct mpt_ack_info *ac
 			p->st.rtt_sum_ns += (double)r;
 			p->st.rtt_samples++;
 		}
-		cp = cc_path(p);
+		cp = sim_cc_path(p);
 		p->ops->on_ack(&p->cc, &cp, &rs, s->now);
 		if (s->sops->on_ack) {
-			struct mpt_sched_ctx ctx = sched_ctx(s);
+			struct mpt_sched_ctx ctx = sim_sched_ctx(s);
 
 			s->sops->on_ack(s->spriv, &ctx, i, ev.acked_bytes);
 		}
 		arm_pto(s, i);
 	}
 	arm_loss_timer(s, i);
-	schedule(s);
+	sim_schedule(s);
 }
 
 static void on_pto(struct sim_session *s, unsigned i)
@@ -471,7 +393,7 @@ static void on_pto(struct sim_session *s, unsigned i)
 	p->pto_backoff++;
 	/* RFC 9002 6.2.4: a probe carrying new data, past cwnd */
 	if (p->pacer.n) {
-		send_one(s, i, fifo_pop(&p->pacer));
+		send_one(s, i, sim_fifo_pop(&p->pacer));
 		p->st.probes++;
 	} else if (!queue_empty(s)) {
 		uint32_t len = queue_head(s);
@@ -601,7 +523,7 @@ static void dispatch(struct sim_session *s, struct event *e)
 		mpt_recovery_on_loss_timeout(&p->rec, s->now, &rev);
 		report_loss(s, e->path, &rev);
 		arm_loss_timer(s, e->path);
-		schedule(s);
+		sim_schedule(s);
 		break;
 	case EV_PTO:
 		if (e->gen == p->pto_gen)
@@ -613,21 +535,21 @@ static void dispatch(struct sim_session *s, struct event *e)
 			s->source_drops++;
 		else
 			fifo_push(&s->q, s->cfg.pkt_len);
-		ev_at(s, s->now + (uint64_t)s->cfg.pkt_len * MPT_NSEC_PER_SEC /
+		sim_ev_at(s, s->now + (uint64_t)s->cfg.pkt_len * MPT_NSEC_PER_SEC /
 		      s->cfg.source_rate, EV_SOURCE, 0);
-		schedule(s);
+		sim_schedule(s);
 		break;
 	case EV_TICK: {
-		struct mpt_sched_ctx ctx = sched_ctx(s);
+		struct mpt_sched_ctx ctx = sim_sched_ctx(s);
 
 		s->sops->tick(s->spriv, &ctx);
-		ev_at(s, s->now + s->sops->tick_ns, EV_TICK, 0);
-		schedule(s);
+		sim_ev_at(s, s->now + s->sops->tick_ns, EV_TICK, 0);
+		sim_schedule(s);
 		break;
 	}
 	case EV_HOOK:
 		s->cfg.hook(s, s->cfg.hook_arg);
-		ev_at(s, s->now + s->cfg.hook_interval_ns, EV_HOOK, 0);
+		sim_ev_at(s, s->now + s->cfg.hook_interval_ns, EV_HOOK, 0);
 		break;
 	}
 }
@@ -646,279 +568,3 @@ void sim_session_run_until(struct sim_session *s, uint64_t t_ns)
 		s->now = t_ns;
 }
 
-/* ---- set-up and accessors ---- */
-
-static int path_init(struct sim_session *s, unsigned i)
-{
-	struct sim_path *p = &s->p[i];
-	struct sim_path_cfg *c = &p->cfg;
-	struct mpt_cc_path cp;
-	int err;
-
-	*c = s->cfg.paths[i];
-	if (!c->mss)
-		c->mss = 1200;
-	if (!c->ack_every)
-		c->ack_every = 2;
-	if (!c->ack_delay_ns)
-		c->ack_delay_ns = MPT_NSEC_PER_MSEC;
-	if (!c->burst_pkts)
-		c->burst_pkts = 2;
-	if (!c->cc)
-		c->cc = "bbr";
-	if (c->name)
-		snprintf(p->name, sizeof(p->name), "%s", c->name);
-	else
-		snprintf(p->name, sizeof(p->name), "p%u", i);
-	if (!c->link.rate || c->ack_every > 2 || s->cfg.pkt_len > c->mss) {
-		fprintf(stderr, "simlink: path %s: bad config (rate %llu, ack_every %u, "
-			"mss %u for %u-byte packets)\n", p->name,
-			(unsigned long long)c->link.rate, c->ack_every, c->mss,
-			s->cfg.pkt_len);
-		return -EINVAL;
-	}
-	p->ops = mpt_cc_find(c->cc);
-	if (!p->ops) {
-		fprintf(stderr, "simlink: path %s: no controller '%s'\n", p->name, c->cc);
-		return -ENOENT;
-	}
-	err = mpt_recovery_init(&p->rec, NULL, 1u << 16);
-	if (err)
-		return err;
-	p->up = !c->down;
-	mpt_cc_prepare(&p->cc, p->ops);
-	cp = cc_path(p);
-	p->ops->init(&p->cc, &cp, &s->rng, s->now);
-	p->tokens = (double)c->burst_pkts * c->mss;
-	return 0;
-}
-
-struct sim_session *sim_session_new(const struct sim_session_cfg *cfg)
-{
-	struct sim_session *s;
-	struct mpt_sched_ctx ctx;
-
-	if (cfg->npaths == 0 || cfg->npaths > MPT_MAX_PATHS) {
-		fprintf(stderr, "simlink: npaths %u out of range [1, %d]\n", cfg->npaths,
-			MPT_MAX_PATHS);
-		return NULL;
-	}
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return NULL;
-	s->cfg = *cfg;
-	if (!s->cfg.sched)
-		s->cfg.sched = "rr";
-	if (!s->cfg.pkt_len)
-		s->cfg.pkt_len = 1200;
-	if (!s->cfg.queue_pkts)
-		s->cfg.queue_pkts = 1000;
-	if (!s->cfg.nflows)
-		s->cfg.nflows = 1;
-	s->npaths = cfg->npaths;
-	s->now = 1;		/* virtual time starts just after 0 */
-	mpt_rng_seed(&s->rng, cfg->seed);
-	mpt_rng_seed(&s->link_rng, cfg->seed ^ 0x5eed11c4ULL);
-	s->sops = mpt_sched_find(s->cfg.sched);
-	if (!s->sops) {
-		fprintf(stderr, "simlink: no scheduler '%s'\n", s->cfg.sched);
-		goto fail;
-	}
-	for (unsigned i = 0; i < s->npaths; i++)
-		if (path_init(s, i))
-			goto fail;
-	mpt_sched_prepare(s->spriv, s->sops);
-	ctx = sched_ctx(s);
-	s->sops->init(s->spriv, &ctx);
-	if (s->sops->tick && s->sops->tick_ns)
-		ev_at(s, s->now + s->sops->tick_ns, EV_TICK, 0);
-	if (s->cfg.source_rate)
-		ev_at(s, s->now, EV_SOURCE, 0);
-	if (s->cfg.hook && s->cfg.hook_interval_ns)
-		ev_at(s, s->now + s->cfg.hook_interval_ns, EV_HOOK, 0);
-	schedule(s);
-	return s;
-fail:
-	sim_session_free(s);
-	return NULL;
-}
-
-void sim_session_free(struct sim_session *s)
-{
-	if (!s)
-		return;
-	for (size_t k = 0; k < s->nheap; k++)
-		free(s->heap[k].ack);
-	free(s->heap);
-	for (unsigned i = 0; i < s->npaths; i++) {
-		mpt_recovery_free(&s->p[i].rec);
-		free(s->p[i].pacer.len);
-	}
-	free(s->q.len);
-	free(s);
-}
-
-uint64_t sim_now(const struct sim_session *s)
-{
-	return s->now;
-}
-
-int sim_session_set_param(struct sim_session *s, int path, const char *name,
-			  const char *value)
-{
-	const struct mpt_param *tab, *prm;
-	size_t n;
-	void *blob;
-	char err[160];
-	int rc;
-
-	if (path >= (int)s->npaths)
-		return -EINVAL;
-	tab = path < 0 ? s->sops->params : s->p[path].ops->params;
-	n = path < 0 ? s->sops->nparams : s->p[path].ops->nparams;
-	blob = path < 0 ? (void *)s->spriv : (void *)s->p[path].cc.priv;
-	prm = mpt_param_find(tab, n, name);
-	if (!prm) {
-		fprintf(stderr, "simlink: no parameter '%s'\n", name);
-		return -ENOENT;
-	}
-	rc = mpt_param_parse(prm, blob, value, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "simlink: %s\n", err);
-		return rc;
-	}
-	if (path < 0 && s->sops->params_changed)
-		s->sops->params_changed(s->spriv);
-	else if (path >= 0 && s->p[path].ops->params_changed)
-		s->p[path].ops->params_changed(&s->p[path].cc);
-	return 0;
-}
-
-uint64_t sim_session_generated(const struct sim_session *s)
-{
-	return s->generated;
-}
-
-uint64_t sim_session_source_drops(const struct sim_session *s)
-{
-	return s->source_drops;
-}
-
-uint32_t sim_session_queue_pkts(const struct sim_session *s)
-{
-	return (uint32_t)s->q.n;
-}
-
-void *sim_session_sched_priv(struct sim_session *s)
-{
-	return s->spriv;
-}
-
-const struct mpt_sched_ops *sim_session_sched_ops(const struct sim_session *s)
-{
-	return s->sops;
-}
-
-const struct mpt_path_view *sim_session_views(struct sim_session *s)
-{
-	refresh_views(s);
-	return s->views;
-}
-
-void sim_session_reset_stats(struct sim_session *s)
-{
-	for (unsigned i = 0; i < s->npaths; i++) {
-		struct sim_path *p = &s->p[i];
-
-		memset(&p->st, 0, sizeof(p->st));
-		p->st.since_ns = s->now;
-		p->st.queue_max = p->q_bytes;
-		p->q_changed_ns = s->now;
-	}
-}
-
-const struct sim_path_stats *sim_path_stats(const struct sim_session *s, unsigned i)
-{
-	return &s->p[i].st;
-}
-
-double sim_path_queue_mean(const struct sim_session *s, unsigned i)
-{
-	const struct sim_path *p = &s->p[i];
-	double area = p->st.queue_area +
-		      (double)p->q_bytes * (double)(s->now - p->q_changed_ns);
-
-	return s->now > p->st.since_ns ? area / (double)(s->now - p->st.since_ns) : 0;
-}
-
-double sim_path_rtt_mean_ns(const struct sim_session *s, unsigned i)
-{
-	const struct sim_path_stats *st = &s->p[i].st;
-
-	return st->rtt_samples ? st->rtt_sum_ns / (double)st->rtt_samples : 0;
-}
-
-uint64_t sim_path_queue_bytes(const struct sim_session *s, unsigned i)
-{
-	return s->p[i].q_bytes;
-}
-
-double sim_path_goodput(const struct sim_session *s, unsigned i)
-{
-	const struct sim_path_stats *st = &s->p[i].st;
-	uint64_t dt = s->now - st->since_ns;
-
-	return dt ? (double)st->delivered_bytes * 1e9 / (double)dt : 0;
-}
-
-struct mpt_cc *sim_path_cc(struct sim_session *s, unsigned i)
-{
-	return &s->p[i].cc;
-}
-
-const struct mpt_cc_ops *sim_path_cc_ops(const struct sim_session *s, unsigned i)
-{
-	return s->p[i].ops;
-}
-
-const struct mpt_recovery *sim_path_recovery(const struct sim_session *s, unsigned i)
-{
-	return &s->p[i].rec;
-}
-
-struct sim_link_cfg *sim_path_link(struct sim_session *s, unsigned i)
-{
-	return &s->p[i].cfg.link;
-}
-
-void sim_path_set_up(struct sim_session *s, unsigned i, bool up)
-{
-	struct sim_path *p = &s->p[i];
-	struct mpt_sched_ctx ctx;
-
-	if (p->up == up)
-		return;
-	p->up = up;
-	if (!up) {
-		struct mpt_cc_path cp;
-
-		/* what waited in the pacer is gone with the path */
-		p->st.lost_pkts += p->pacer.n;
-		p->st.lost_bytes += p->pacer.bytes;
-		while (p->pacer.n)
-			fifo_pop(&p->pacer);
-		mpt_recovery_reset(&p->rec);
-		p->loss_gen++;
-		p->loss_at = 0;
-		p->pto_gen++;
-		p->pto_backoff = 0;
-		cp = cc_path(p);
-		if (p->ops->on_path_reset)
-			p->ops->on_path_reset(&p->cc, &cp, s->now);
-	}
-	if (s->sops->on_path_change) {
-		ctx = sched_ctx(s);
-		s->sops->on_path_change(s->spriv, &ctx, i, up);
-	}
-	schedule(s);
-}
