@@ -6,5 +6,6 @@
 #include <mptund/cc.h>
 
 extern const struct mpt_cc_ops mpt_cc_fixed;
+extern const struct mpt_cc_ops mpt_cc_bbr;
 
 #endif

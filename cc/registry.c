@@ -22,6 +22,7 @@ const char *const mpt_cc_state_names[MPT_CC_STATE_MAX] = {
 
 static const struct mpt_cc_ops *const controllers[] = {
 	&mpt_cc_fixed,
+	&mpt_cc_bbr,
 };
 
 size_t mpt_cc_count(void)

@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bbr — BBR v1, after draft-cardwell-iccrg-bbr-congestion-control-00 (cited "draft
+ * 4.x") and the Linux tcp_bbr.c of the same generation (cited by its names).
+ *
+ * Model: BtlBw = windowed max of delivery-rate samples over bw_rtts round trips
+ * (app-limited samples only when they raise it); RTprop = min RTT over min_rtt_win_ms.
+ * BDP = BtlBw x RTprop. pacing_rate = pacing_gain x BtlBw x (1 - pacing_margin);
+ * cwnd = cwnd_gain x BDP + quantization, at least min_cwnd_pkts.
+ *
+ *            +---------+  BtlBw grew < full_bw_thresh for full_bw_cnt rounds
+ *   init --> | Startup | -----------------------------+
+ *            +---------+                              v
+ *                 ^                              +-------+
+ *                 | (pipe not yet full)          | Drain | in_flight <= BDP
+ *                 |                              +-------+ ---------+
+ *            +-----------+  >= probe_rtt_ms and one round          v
+ *            | ProbeRTT  | ---------------------------------> +---------+
+ *            +-----------+ <--------------------------------- | ProbeBW |
+ *              cwnd = min_cwnd   RTprop not refreshed for      +---------+
+ *                                min_rtt_win_ms (from any state)
+ *
+ * ProbeBW cycles pacing_gain through up_gain, down_gain, then 1.0 for the remaining
+ * phases, each about one RTprop long; it starts at a random phase, never the drain
+ * (down_gain) phase, drawn from a private generator seeded from the rng given to init.
+ * Rounds are counted by delivered bytes: a round ends when a packet sent after the
+ * previous round's end is acknowledged (draft 4.1.1.3).
+ *
+ * Losses (draft 4.2.3.4): on the first loss of an episode the window is cut to what is
+ * in flight and grows only by what is acknowledged (packet conservation) for one round;
+ * the episode ends at a round without losses, when the prior window is restored.
+ * Not implemented from later tcp_bbr.c: the long-term (policer) bandwidth model, the
+ * ACK-aggregation cwnd allowance, idle restart.
+ */
+#include <math.h>
+
+#include <mptund/cc.h>
+
+#include "cc_modules.h"
+#include "filter.h"
+
+#define BBR_MAX_CYCLE 16
+
+struct bbr {
+	/* tunables */
+	double high_gain;
+	double drain_gain;
+	double cwnd_gain;
+	double up_gain;
+	double down_gain;
+	double full_bw_thresh;
+	double pacing_margin;
+	uint32_t cycle_len;
+	uint32_t bw_rtts;
+	uint32_t min_rtt_win_ms;
+	uint32_t probe_rtt_ms;
+	uint32_t min_cwnd_pkts;
+	uint32_t full_bw_cnt;
+	uint32_t init_cwnd_pkts;
+	uint32_t quantization_pkts;
+	uint32_t default_rtt_us;
+	bool loss_recovery;
+
+	/* state */
+	struct mpt_rng rng;		/* private, seeded from init's rng */
+	struct mpt_minmax bw;		/* max filter, time = round count */
+	uint64_t min_rtt_ns, min_rtt_stamp;
+	uint64_t round_count;		/* stat */
+	uint64_t next_rtt_delivered;
+	uint64_t cycle_stamp;
+	uint64_t probe_rtt_done_stamp;
+	uint64_t probe_rtt_count;	/* stat: ProbeRTT entries */
+	uint64_t full_bw;
+	uint64_t prior_cwnd;
+	uint64_t recovery_losses;	/* bytes lost in the current round */
+	double pacing_gain;		/* stat */
+	double cur_cwnd_gain;
+	uint32_t mode;			/* stat: enum mpt_cc_state */
+	uint32_t cycle_idx;		/* stat */
+	uint32_t full_bw_rounds;
+	uint32_t full_bw_reached;	/* stat (0/1) */
+	uint32_t mss;
+	bool round_start;
+	bool probe_rtt_round_done;
+	bool in_recovery;
+	bool packet_conservation;
+	bool has_seen_rtt;
+};
+_Static_assert(sizeof(struct bbr) <= MPT_CC_PRIV_SIZE, "bbr state too large");
+
+static struct bbr *bbr_of(struct mpt_cc *cc)
+{
+	return (struct bbr *)cc->priv;
+}
+
+static uint64_t bbr_max_bw(const struct bbr *b)
+{
+	return mpt_minmax_get(&b->bw);
+}
+
+/* gain x BtlBw x RTprop in bytes; the initial window while either is unknown */
+static uint64_t bbr_bdp(const struct bbr *b, uint64_t bw, double gain)
+{
+	if (!b->min_rtt_ns || !bw)
+		return (uint64_t)b->init_cwnd_pkts * b->mss;
+	return (uint64_t)(gain * (double)bw * (double)b->min_rtt_ns / 1e9);
+}
+
+static double bbr_cycle_gain(const struct bbr *b, uint32_t idx)
+{
+	return idx == 0 ? b->up_gain : idx == 1 ? b->down_gain : 1.0;
+}
+
+static uint64_t bbr_rate(const struct bbr *b, uint64_t bw, double gain)
+{
+	return (uint64_t)(gain * (double)bw * (1.0 - b->pacing_margin));
+}
+
+static void bbr_set_mode(struct mpt_cc *cc, struct bbr *b, uint32_t mode)
+{
+	b->mode = mode;
+	cc->state = (uint8_t)mode;
+}
+
+/* tcp_bbr.c bbr_init_pacing_rate_from_rtt: high_gain x initial window / RTT */
+static void bbr_init_pacing(struct mpt_cc *cc, struct bbr *b, uint64_t srtt_ns)
+{
+	uint64_t rtt = srtt_ns ? srtt_ns : (uint64_t)b->default_rtt_us * MPT_NSEC_PER_USEC;
+	double bw = (double)b->init_cwnd_pkts * b->mss * 1e9 / (double)rtt;
+
+	if (srtt_ns)
+		b->has_seen_rtt = true;
+	cc->pacing_rate = (uint64_t)(b->high_gain * bw * (1.0 - b->pacing_margin));
+}
+
+/* draft 4.3.3.4 / tcp_bbr.c bbr_reset_probe_bw_mode: random phase, never down_gain */
+static void bbr_enter_probe_bw(struct mpt_cc *cc, struct bbr *b, uint64_t now)
+{
+	uint32_t n = b->cycle_len;
+
+	bbr_set_mode(cc, b, MPT_CC_PROBE_BW);
+	b->cur_cwnd_gain = b->cwnd_gain;
+	/* one of the n - 1 phases other than 1 (the down_gain phase) */
+	b->cycle_idx = (2 + mpt_rng_below(&b->rng, n - 1)) % n;
+	b->pacing_gain = bbr_cycle_gain(b, b->cycle_idx);
+	b->cycle_stamp = now;
+}
+
+static void bbr_enter_startup(struct mpt_cc *cc, struct bbr *b)
+{
+	bbr_set_mode(cc, b, MPT_CC_STARTUP);
+	b->pacing_gain = b->high_gain;
+	b->cur_cwnd_gain = b->high_gain;
+}
+
+/* tcp_bbr.c bbr_save_cwnd: remember the last good window before a cut */
+static void bbr_save_cwnd(const struct mpt_cc *cc, struct bbr *b)
+{
+	if (!b->in_recovery && b->mode != MPT_CC_PROBE_RTT)
+		b->prior_cwnd = cc->cwnd;
+	else
+		b->prior_cwnd = MPT_MAX(b->prior_cwnd, cc->cwnd);
+}
+
+/* draft 4.1.1.3 round counting, 4.1.1.5 BtlBw max filter */
+static void bbr_update_bw(struct bbr *b, const struct mpt_cc_path *p,
+			  const struct mpt_rate_sample *rs)
+{
+	uint64_t bw;
+
+	b->round_start = false;
+	if (rs->acked_bytes == 0)
+		return;
+	if (rs->prior_delivered >= b->next_rtt_delivered) {
+		b->next_rtt_delivered = p->delivered;
+		b->round_count++;
+		b->round_start = true;
+		b->packet_conservation = false;
+	}
+	if (!rs->interval_ns)
+		return;
+	bw = (uint64_t)((double)rs->delivered * 1e9 / (double)rs->interval_ns);
+	if (!rs->is_app_limited || bw >= bbr_max_bw(b))
+		mpt_minmax_running_max(&b->bw, b->bw_rtts, b->round_count, bw);
+}
+
+/* draft 4.3.4.2 / tcp_bbr.c bbr_is_next_cycle_phase */
+static bool bbr_next_phase(const struct bbr *b, const struct mpt_rate_sample *rs,
+			   uint64_t now)
+{
+	bool full_length = now - b->cycle_stamp > b->min_rtt_ns;
+	uint64_t inflight = rs->prior_in_flight;
+
+	if (b->pacing_gain > 1.0)
+		return full_length &&
+		       (rs->lost_bytes || inflight >= bbr_bdp(b, bbr_max_bw(b), b->pacing_gain));
+	if (b->pacing_gain < 1.0)
+		return full_length || inflight <= bbr_bdp(b, bbr_max_bw(b), 1.0);
+	return full_length;
+}
+
+static void bbr_update_cycle(struct bbr *b, const struct mpt_rate_sample *rs,
+			     uint64_t now)
+{
+	if (b->mode != MPT_CC_PROBE_BW || !bbr_next_phase(b, rs, now))
+		return;
+	b->cycle_idx = (b->cycle_idx + 1) % b->cycle_len;
+	b->cycle_stamp = now;
+	b->pacing_gain = bbr_cycle_gain(b, b->cycle_idx);
+}
+
+/* draft 4.3.2.2 / tcp_bbr.c bbr_check_full_bw_reached */
+static void bbr_check_full_bw(struct bbr *b, const struct mpt_rate_sample *rs)
+{
+	uint64_t bw = bbr_max_bw(b);
+
+	if (b->full_bw_reached || !b->round_start || rs->is_app_limited)
+		return;
+	if ((double)bw >= (double)b->full_bw * b->full_bw_thresh) {
+		b->full_bw = bw;
+		b->full_bw_rounds = 0;
+		return;
+	}
+	if (++b->full_bw_rounds >= b->full_bw_cnt)
+		b->full_bw_reached = 1;
+}
+
+/* draft 4.3.2.3 / 4.3.3: Startup -> Drain -> ProbeBW */
+static void bbr_check_drain(struct mpt_cc *cc, struct bbr *b,
+			    const struct mpt_cc_path *p, uint64_t now)
+{
+	if (b->mode == MPT_CC_STARTUP && b->full_bw_reached) {
+		bbr_set_mode(cc, b, MPT_CC_DRAIN);
+		b->pacing_gain = b->drain_gain;
+		b->cur_cwnd_gain = b->high_gain;
+	}
+	if (b->mode == MPT_CC_DRAIN && p->in_flight <= bbr_bdp(b, bbr_max_bw(b), 1.0))
+		bbr_enter_probe_bw(cc, b, now);
+}
+
+/* draft 4.1.2.3 RTprop filter, 4.3.5 ProbeRTT / tcp_bbr.c bbr_update_min_rtt */
+static void bbr_update_min_rtt(struct mpt_cc *cc, struct bbr *b,
+			       const struct mpt_cc_path *p,
+			       const struct mpt_rate_sample *rs, uint64_t now)
+{
+	uint64_t win = (uint64_t)b->min_rtt_win_ms * MPT_NSEC_PER_MSEC;
+	bool expired = b->min_rtt_ns && now > b->min_rtt_stamp + win;
+
+	if (rs->rtt_ns && (!b->min_rtt_ns || rs->rtt_ns < b->min_rtt_ns || expired)) {
+		b->min_rtt_ns = rs->rtt_ns;
+		b->min_rtt_stamp = now;
+	}
+
+	if (b->probe_rtt_ms && expired && b->mode != MPT_CC_PROBE_RTT) {
+		bbr_save_cwnd(cc, b);
+		bbr_set_mode(cc, b, MPT_CC_PROBE_RTT);
+		b->pacing_gain = 1.0;
+		b->cur_cwnd_gain = 1.0;
+		b->probe_rtt_done_stamp = 0;
+		b->probe_rtt_count++;
+	}
+	if (b->mode != MPT_CC_PROBE_RTT)
+		return;
+	if (!b->probe_rtt_done_stamp &&
+	    p->in_flight <= (uint64_t)b->min_cwnd_pkts * b->mss) {
+		/* drained to the minimum: hold it probe_rtt_ms and one full round */
+		b->probe_rtt_done_stamp = now + (uint64_t)b->probe_rtt_ms * MPT_NSEC_PER_MSEC;
+		b->probe_rtt_round_done = false;
+		b->next_rtt_delivered = p->delivered;
+	} else if (b->probe_rtt_done_stamp) {
+		if (b->round_start)
+			b->probe_rtt_round_done = true;
+		if (b->probe_rtt_round_done && now > b->probe_rtt_done_stamp) {
+			b->min_rtt_stamp = now;
+			cc->cwnd = MPT_MAX(cc->cwnd, b->prior_cwnd);
+			if (b->full_bw_reached)
+				bbr_enter_probe_bw(cc, b, now);
+			else
+				bbr_enter_startup(cc, b);
+		}
+	}
+}
+
+static void bbr_set_pacing(struct mpt_cc *cc, struct bbr *b,
+			   const struct mpt_cc_path *p)
+{
+	uint64_t bw = bbr_max_bw(b), rate;
+
+	if (!b->has_seen_rtt && p->srtt_ns)
+		bbr_init_pacing(cc, b, p->srtt_ns);
+	if (!bw)
+		return;
+	rate = bbr_rate(b, bw, b->pacing_gain);
+	/* until the pipe is full never slow down below the initial estimate */
+	if (b->full_bw_reached || rate > cc->pacing_rate)
+		cc->pacing_rate = rate;
+}
+
+/* draft 4.2.3 / tcp_bbr.c bbr_set_cwnd */
+static void bbr_set_cwnd(struct mpt_cc *cc, struct bbr *b, const struct mpt_cc_path *p,
+			 const struct mpt_rate_sample *rs)
+{
+	uint64_t min_cwnd = (uint64_t)b->min_cwnd_pkts * b->mss;
+	uint64_t target, acked = rs->acked_bytes;
+
+	if (b->in_recovery && b->round_start && !b->packet_conservation) {
+		/* a round went by: end the episode if it saw no loss */
+		if (!b->recovery_losses) {
+			b->in_recovery = false;
+			cc->cwnd = MPT_MAX(cc->cwnd, b->prior_cwnd);
+		}
+		b->recovery_losses = 0;
+	}
+	if (b->packet_conservation) {
+		cc->cwnd = MPT_MAX(cc->cwnd, p->in_flight + acked);
+		goto done;
+	}
+
+	target = bbr_bdp(b, bbr_max_bw(b), b->cur_cwnd_gain);
+	/* tcp_bbr.c bbr_quantization_budget: room for the sender's bursts */
+	target += (uint64_t)b->quantization_pkts * b->mss;
+	if (b->mode == MPT_CC_PROBE_BW && b->cycle_idx == 0)
+		target += 2 * (uint64_t)b->mss;
+	if (b->full_bw_reached)
+		cc->cwnd = MPT_MIN(cc->cwnd + acked, target);
+	else if (cc->cwnd < target || p->delivered < (uint64_t)b->init_cwnd_pkts * b->mss)
+		cc->cwnd += acked;
+	cc->cwnd = MPT_MAX(cc->cwnd, min_cwnd);
+done:
+	if (b->mode == MPT_CC_PROBE_RTT)
+		cc->cwnd = MPT_MIN(cc->cwnd, min_cwnd);
+}
+
+static void bbr_publish(struct mpt_cc *cc, const struct bbr *b)
+{
+	cc->btlbw = bbr_max_bw(b);
+	cc->min_rtt_ns = b->min_rtt_ns;
+	cc->state = (uint8_t)b->mode;
+}
+
+static void bbr_on_ack(struct mpt_cc *cc, const struct mpt_cc_path *p,
+		       const struct mpt_rate_sample *rs, uint64_t now)
+{
+	struct bbr *b = bbr_of(cc);
+
+	if (p->mss)
+		b->mss = p->mss;
+	bbr_update_bw(b, p, rs);
+	bbr_update_cycle(b, rs, now);
+	bbr_check_full_bw(b, rs);
+	bbr_check_drain(cc, b, p, now);
+	bbr_update_min_rtt(cc, b, p, rs, now);
+	bbr_set_pacing(cc, b, p);
+	bbr_set_cwnd(cc, b, p, rs);
+	bbr_publish(cc, b);
+}
+
+static void bbr_on_loss(struct mpt_cc *cc, const struct mpt_cc_path *p,
+			uint64_t lost_bytes, uint64_t now)
+{
+	struct bbr *b = bbr_of(cc);
+	uint64_t min_cwnd = (uint64_t)b->min_cwnd_pkts * b->mss;
+
+	if (!b->loss_recovery || !lost_bytes)
+		return;
+	b->recovery_losses += lost_bytes;
+	if (!b->in_recovery) {
+		/* tcp_bbr.c bbr_set_cwnd_to_recover_or_restore: conserve for a round */
+		bbr_save_cwnd(cc, b);
+		b->in_recovery = true;
+		b->packet_conservation = true;
+		b->next_rtt_delivered = p->delivered;
+		cc->cwnd = p->in_flight;
+	} else {
+		cc->cwnd = cc->cwnd > lost_bytes ? cc->cwnd - lost_bytes : 0;
+	}
+	cc->cwnd = MPT_MAX(cc->cwnd, min_cwnd);
+	if (b->mode == MPT_CC_PROBE_RTT)
+		cc->cwnd = MPT_MIN(cc->cwnd, min_cwnd);
+}
+
+static void bbr_reset_state(struct mpt_cc *cc, struct bbr *b,
+			    const struct mpt_cc_path *p, uint64_t now)
+{
+	if (p->mss)
+		b->mss = p->mss;
+	if (!b->mss)
+		b->mss = 1200;
+	mpt_minmax_reset(&b->bw, 0, 0);
+	b->min_rtt_ns = p->min_rtt_ns;
+	b->min_rtt_stamp = now;
+	b->round_count = 0;
+	b->next_rtt_delivered = p->delivered;
+	b->full_bw = 0;
+	b->full_bw_rounds = 0;
+	b->full_bw_reached = 0;
+	b->in_recovery = false;
+	b->packet_conservation = false;
+	b->recovery_losses = 0;
+	b->probe_rtt_done_stamp = 0;
+	b->has_seen_rtt = false;
+	b->prior_cwnd = 0;
+	cc->cwnd = (uint64_t)b->init_cwnd_pkts * b->mss;
+	bbr_enter_startup(cc, b);
+	bbr_init_pacing(cc, b, p->srtt_ns);
+	bbr_publish(cc, b);
+}
+
+static void bbr_init(struct mpt_cc *cc, const struct mpt_cc_path *p,
+		     struct mpt_rng *rng, uint64_t now)
+{
+	struct bbr *b = bbr_of(cc);
+
+	mpt_rng_seed(&b->rng, rng ? mpt_rng_u64(rng) : 0);
+	b->probe_rtt_count = 0;
+	b->cycle_idx = 0;
+	bbr_reset_state(cc, b, p, now);
+}
+
+static void bbr_on_path_reset(struct mpt_cc *cc, const struct mpt_cc_path *p,
+			      uint64_t now)
+{
+	bbr_reset_state(cc, bbr_of(cc), p, now);
+}
+
+static void bbr_params_changed(struct mpt_cc *cc)
+{
+	struct bbr *b = bbr_of(cc);
+
+	b->cycle_idx %= b->cycle_len;
+	switch (b->mode) {
+	case MPT_CC_STARTUP:
+		b->pacing_gain = b->cur_cwnd_gain = b->high_gain;
+		break;
+	case MPT_CC_DRAIN:
+		b->pacing_gain = b->drain_gain;
+		b->cur_cwnd_gain = b->high_gain;
+		break;
+	case MPT_CC_PROBE_BW:
+		b->pacing_gain = bbr_cycle_gain(b, b->cycle_idx);
+		b->cur_cwnd_gain = b->cwnd_gain;
+		break;
+	default:
+		break;
+	}
+}
+
+#define P_D(n, f, lo, hi, d, h) { .name = n, .type = MPT_PARAM_DOUBLE, \
+	.offset = offsetof(struct bbr, f), .min = lo, .max = hi, .def = d, .help = h }
+#define P_U(n, f, lo, hi, d, h) { .name = n, .type = MPT_PARAM_U32, \
+	.offset = offsetof(struct bbr, f), .min = lo, .max = hi, .def = d, .help = h }
+
+static const struct mpt_param bbr_params[] = {
+	P_D("high_gain", high_gain, 1, 10, 2.885,
+	    "Startup pacing and cwnd gain 2/ln2 (draft 4.3.2.1; tcp_bbr.c bbr_high_gain)"),
+	P_D("drain_gain", drain_gain, 0.05, 1, 0.3466,
+	    "Drain pacing gain ln2/2 (draft 4.3.3; tcp_bbr.c bbr_drain_gain)"),
+	P_D("cwnd_gain", cwnd_gain, 1, 10, 2,
+	    "ProbeBW cwnd gain (draft 4.2.3.2; tcp_bbr.c bbr_cwnd_gain)"),
+	P_D("up_gain", up_gain, 1, 4, 1.25,
+	    "ProbeBW probing phase pacing gain 5/4 (draft 4.3.4.3; bbr_pacing_gain[0])"),
+	P_D("down_gain", down_gain, 0.1, 1, 0.75,
+	    "ProbeBW draining phase pacing gain 3/4 (draft 4.3.4.3; bbr_pacing_gain[1])"),
+	P_D("full_bw_thresh", full_bw_thresh, 1, 4, 1.25,
+	    "BtlBw growth that counts as growth, 25% (draft 4.3.2.2; bbr_full_bw_thresh)"),
+	P_D("pacing_margin", pacing_margin, 0, 0.5, 0.01,
+	    "pace this fraction below BtlBw, 1% (tcp_bbr.c bbr_pacing_margin_percent)"),
+	P_U("cycle_len", cycle_len, 3, BBR_MAX_CYCLE, 8,
+	    "ProbeBW gain cycle phases (draft 4.3.4.3; tcp_bbr.c CYCLE_LEN)"),
+	P_U("bw_rtts", bw_rtts, 2, 100, 10,
+	    "BtlBw max filter window, round trips (draft 4.1.1.5 BtlBwFilterLen; bbr_bw_rtts)"),
+	P_U("min_rtt_win_ms", min_rtt_win_ms, 1000, 60000, 10000,
+	    "RTprop filter window, ms (draft 4.1.2.3 RTpropFilterLen; bbr_min_rtt_win_sec)"),
+	P_U("probe_rtt_ms", probe_rtt_ms, 0, 1000, 200,
+	    "ProbeRTT duration at min cwnd, ms; 0 disables (draft 4.3.5; bbr_probe_rtt_mode_ms)"),
+	P_U("min_cwnd_pkts", min_cwnd_pkts, 1, 64, 4,
+	    "minimum cwnd and ProbeRTT cwnd, packets (draft 4.2.3.1; bbr_cwnd_min_target)"),
+	P_U("full_bw_cnt", full_bw_cnt, 1, 16, 3,
+	    "rounds without growth that mean a full pipe (draft 4.3.2.2; bbr_full_bw_cnt)"),
+	P_U("init_cwnd_pkts", init_cwnd_pkts, 2, 1000, 10,
+	    "initial cwnd, packets (draft 4.2.3.1 InitialCwnd; RFC 6928 IW10)"),
+	P_U("quantization_pkts", quantization_pkts, 0, 64, 3,
+	    "cwnd allowance for send bursts, packets (tcp_bbr.c bbr_quantization_budget)"),
+	P_U("default_rtt_us", default_rtt_us, 1, 10000000, 1000,
+	    "RTT for the initial pacing rate before a sample, us "
+	    "(tcp_bbr.c bbr_init_pacing_rate_from_rtt)"),
+	{ .name = "loss_recovery", .type = MPT_PARAM_BOOL,
+	  .offset = offsetof(struct bbr, loss_recovery), .min = 0, .max = 1, .def = 1,
+	  .help = "packet conservation for a round after a loss (draft 4.2.3.4; "
+		  "bbr_set_cwnd_to_recover_or_restore)" },
+};
+
+static const struct mpt_stat bbr_stats[] = {
+	{ .name = "state", .type = MPT_STAT_U32, .kind = MPT_STAT_GAUGE,
+	  .offset = offsetof(struct bbr, mode), .help = "enum mpt_cc_state of the mode" },
+	{ .name = "round_count", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct bbr, round_count), .help = "round trips counted" },
+	{ .name = "full_bw_reached", .type = MPT_STAT_U32, .kind = MPT_STAT_GAUGE,
+	  .offset = offsetof(struct bbr, full_bw_reached),
+	  .help = "1 once Startup found the pipe full" },
+	{ .name = "pacing_gain", .type = MPT_STAT_DOUBLE, .kind = MPT_STAT_GAUGE,
+	  .offset = offsetof(struct bbr, pacing_gain), .help = "current pacing gain" },
+	{ .name = "cycle_idx", .type = MPT_STAT_U32, .kind = MPT_STAT_GAUGE,
+	  .offset = offsetof(struct bbr, cycle_idx), .help = "ProbeBW gain cycle phase" },
+	{ .name = "probe_rtt_count", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct bbr, probe_rtt_count), .help = "ProbeRTT entries" },
+};
+
+const struct mpt_cc_ops mpt_cc_bbr = {
+	.name = "bbr",
+	.summary = "BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00)",
+	.on_ack = bbr_on_ack,
+	.init = bbr_init,
+	.on_loss = bbr_on_loss,
+	.on_path_reset = bbr_on_path_reset,
+	.params_changed = bbr_params_changed,
+	.priv_size = sizeof(struct bbr),
+	.params = bbr_params,
+	.nparams = MPT_ARRAY_SIZE(bbr_params),
+	.stats = bbr_stats,
+	.nstats = MPT_ARRAY_SIZE(bbr_stats),
+};

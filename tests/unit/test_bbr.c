@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+/*
+ * BBR v1 on the simulated link (tests/unit/support/simlink.h):
+ *
+ *   sender [BBR + recovery] --50 Mbit/s, 16 ms, FIFO 2 BDP--> receiver
+ *          <------------------ ACKs, 16 ms --------------------
+ *
+ * Every bound derives from the link: rate, RTT = 2 x 16 ms, BDP = rate x RTT, and the
+ * BBR tunables read back from the module's parameter table.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <mptund/cc.h>
+
+#include "simlink.h"
+
+#define MS MPT_NSEC_PER_MSEC
+#define SEC MPT_NSEC_PER_SEC
+
+static const uint64_t RATE = 50000000 / 8;		/* bytes/s */
+static const uint64_t OWD = 16 * MS;
+#define RTT (2 * OWD)
+#define BDP (RATE * RTT / SEC)
+
+static double bbr_param(const char *name)
+{
+	const struct mpt_cc_ops *ops = mpt_cc_find("bbr");
+	const struct mpt_param *p = mpt_param_find(ops->params, ops->nparams, name);
+	struct mpt_cc cc;
+
+	assert_non_null(p);
+	mpt_cc_prepare(&cc, ops);
+	return mpt_param_get(p, cc.priv);
+}
+
+static double bbr_stat(struct mpt_cc *cc, const char *name)
+{
+	const struct mpt_cc_ops *ops = mpt_cc_find("bbr");
+
+	for (size_t i = 0; i < ops->nstats; i++)
+		if (strcmp(ops->stats[i].name, name) == 0)
+			return mpt_stat_read(&ops->stats[i], cc->priv, 0);
+	fail_msg("no stat %s", name);
+	return 0;
+}
+
+/* What the 1 ms hook records. */
+struct trace {
+	uint8_t last_state;
+	uint64_t startup_exit_ns;
+	uint64_t btlbw_at_exit;
+	uint64_t full_rate_ns;		/* first 100 ms window at >= 90% of the rate */
+	uint64_t win_start, win_bytes;
+	uint64_t probe_rtt_in[16], probe_rtt_out[16];
+	unsigned n_in, n_out;
+	uint64_t probe_bw_queue_max;	/* over the samples in ProbeBW after settle */
+	uint64_t settle_ns;
+};
+
+static void hook(struct sim_session *s, void *arg)
+{
+	struct trace *t = arg;
+	struct mpt_cc *cc = sim_path_cc(s, 0);
+	uint64_t now = sim_now(s), delivered = sim_path_stats(s, 0)->delivered_bytes;
+
+	if (cc->state != t->last_state) {
+		if (t->last_state == MPT_CC_STARTUP && !t->startup_exit_ns) {
+			t->startup_exit_ns = now;
+			t->btlbw_at_exit = cc->btlbw;
+			assert_int_equal(cc->state, MPT_CC_DRAIN);
+			assert_true(bbr_stat(cc, "full_bw_reached") == 1);
+		}
+		if (cc->state == MPT_CC_PROBE_RTT && t->n_in < 16)
+			t->probe_rtt_in[t->n_in++] = now;
+		if (t->last_state == MPT_CC_PROBE_RTT && t->n_out < 16)
+			t->probe_rtt_out[t->n_out++] = now;
+		t->last_state = cc->state;
+	}
+	if (now - t->win_start >= 100 * MS) {
+		if (!t->full_rate_ns &&
+		    (double)(delivered - t->win_bytes) * SEC / (double)(now - t->win_start) >=
+		    0.9 * (double)RATE)
+			t->full_rate_ns = now;
+		t->win_start = now;
+		t->win_bytes = delivered;
+	}
+	if (cc->state == MPT_CC_PROBE_BW && t->settle_ns && now >= t->settle_ns)
+		t->probe_bw_queue_max = MPT_MAX(t->probe_bw_queue_max,
+						sim_path_queue_bytes(s, 0));
+}
+
+static struct sim_session *bbr_session(struct trace *t, uint64_t seed)
+{
+	struct sim_session_cfg cfg = {
+		.npaths = 1, .sched = "rr", .seed = seed,
+		.hook = hook, .hook_arg = t, .hook_interval_ns = MS,
+	};
+	struct sim_session *s;
+
+	cfg.paths[0] = (struct sim_path_cfg){
+		.name = "bbr", .cc = "bbr",
+		.link = { .rate = RATE, .delay_ns = OWD, .queue_bytes = 2 * BDP },
+	};
+	memset(t, 0, sizeof(*t));
+	t->last_state = MPT_CC_STARTUP;
+	s = sim_session_new(&cfg);
+	assert_non_null(s);
+	return s;
+}
+
+/* Reaches 90% of the link within 2 s, leaves Startup by full-pipe detection with a
+ * bandwidth estimate near the link rate, and keeps the queue under a BDP in ProbeBW. */
+static void test_bbr_startup_and_probe_bw(void **state)
+{
+	struct trace t;
+	struct sim_session *s = bbr_session(&t, 1);
+	struct mpt_cc *cc = sim_path_cc(s, 0);
+	uint64_t probe_rtt_after = (uint64_t)bbr_param("min_rtt_win_ms") * MS;
+
+	t.settle_ns = 2 * SEC;
+	sim_session_run_until(s, 2 * SEC);
+	assert_true(t.full_rate_ns > 0 && t.full_rate_ns <= 2 * SEC);
+	/* Startup doubles per round: log2(BDP / initial window) rounds plus the
+	 * full_bw_cnt rounds without growth, plus slack of a few rounds */
+	assert_true(t.startup_exit_ns > 0);
+	assert_true(t.startup_exit_ns < 20 * RTT);
+	assert_true(t.btlbw_at_exit >= 0.9 * RATE && t.btlbw_at_exit <= 1.1 * RATE);
+	assert_int_equal(cc->state, MPT_CC_PROBE_BW);
+	assert_true(cc->min_rtt_ns >= RTT && cc->min_rtt_ns < RTT + 5 * MS);
+
+	/* ProbeBW until the first ProbeRTT: standing queue below one BDP, goodput at
+	 * the link rate less the up/down cycle's inefficiency */
+	sim_session_reset_stats(s);
+	sim_session_run_until(s, probe_rtt_after - RTT);
+	assert_int_equal(t.n_in, 0);
+	assert_true(t.probe_bw_queue_max > 0);
+	assert_true(t.probe_bw_queue_max < BDP);
+	assert_true(sim_path_queue_mean(s, 0) < BDP / 2.0);
+	assert_true(sim_path_goodput(s, 0) >= 0.9 * RATE);
+	assert_true(sim_path_goodput(s, 0) <= RATE);
+	assert_true(cc->btlbw >= 0.9 * RATE && cc->btlbw <= 1.1 * RATE);
+	/* paced near the estimate: max gain x btlbw */
+	assert_true(cc->pacing_rate <= bbr_param("up_gain") * cc->btlbw);
+	assert_int_equal(sim_path_stats(s, 0)->queue_drops, 0);
+	sim_session_free(s);
+}
+
+/* ProbeRTT about every min_rtt_win_ms, for at least probe_rtt_ms and a round. */
+static void test_bbr_probe_rtt_interval(void **state)
+{
+	struct trace t;
+	struct sim_session *s = bbr_session(&t, 2);
+	uint64_t win = (uint64_t)bbr_param("min_rtt_win_ms") * MS;
+	uint64_t dur = (uint64_t)bbr_param("probe_rtt_ms") * MS;
+	uint64_t run = 35 * SEC;
+
+	sim_session_run_until(s, run);
+	/* first at ~win, then every win + ProbeRTT's own length */
+	assert_true(t.n_in >= run / (win + dur + 4 * RTT));
+	assert_true(t.n_in <= run / win);
+	assert_true(t.probe_rtt_in[0] >= win && t.probe_rtt_in[0] <= win + 4 * RTT);
+	for (unsigned k = 0; k < t.n_out; k++) {
+		uint64_t len = t.probe_rtt_out[k] - t.probe_rtt_in[k];
+
+		/* drain to 4 packets (< 1 RTT), then hold dur and one round */
+		assert_true(len >= dur);
+		assert_true(len <= dur + 4 * RTT);
+		if (k + 1 < t.n_in) {
+			uint64_t gap = t.probe_rtt_in[k + 1] - t.probe_rtt_out[k];
+
+			assert_true(gap >= win);
+			assert_true(gap <= win + 4 * RTT);
+		}
+	}
+	assert_true(bbr_stat(sim_path_cc(s, 0), "probe_rtt_count") == t.n_in);
+	sim_session_free(s);
+}
+
+/*
+ * Drive the controller directly with a steady synthetic path (bw = RATE, RTT) until it
+ * enters ProbeBW and record the phase it starts in, over many seeds: never the
+ * down_gain phase (index 1), and every other phase of the cycle is used.
+ */
+static void test_bbr_probe_bw_start_phase(void **state)
+{
+	const struct mpt_cc_ops *ops = mpt_cc_find("bbr");
+	unsigned cycle_len = (unsigned)bbr_param("cycle_len");
+	unsigned seen[16] = { 0 };
+	const unsigned seeds = 400;
+
+	for (unsigned seed = 1; seed <= seeds; seed++) {
+		struct mpt_cc cc;
+		struct mpt_rng rng;
+		struct mpt_cc_path p = { .mss = 1200 };
+		uint64_t now = 1, delivered = 0;
+
+		mpt_rng_seed(&rng, seed);
+		mpt_cc_prepare(&cc, ops);
+		ops->init(&cc, &p, &rng, now);
+		for (int round = 0; round < 50 && cc.state != MPT_CC_PROBE_BW; round++) {
+			/* one ACK per round, delivering a BDP over one RTT */
+			struct mpt_rate_sample rs = {
+				.delivered = BDP, .interval_ns = RTT, .rtt_ns = RTT,
+				.prior_delivered = delivered, .acked_bytes = BDP,
+				.prior_in_flight = BDP,
+			};
+
+			now += RTT;
+			delivered += BDP;
+			p.delivered = delivered;
+			p.in_flight = 0;
+			p.srtt_ns = p.min_rtt_ns = RTT;
+			ops->on_ack(&cc, &p, &rs, now);
+		}
+		assert_int_equal(cc.state, MPT_CC_PROBE_BW);
+		assert_true(cc.btlbw == RATE);
+		seen[(unsigned)bbr_stat(&cc, "cycle_idx")]++;
+		assert_true(bbr_stat(&cc, "pacing_gain") != bbr_param("down_gain"));
+	}
+	assert_int_equal(seen[1], 0);
+	for (unsigned k = 0; k < cycle_len; k++)
+		if (k != 1)
+			assert_true(seen[k] > seeds / cycle_len / 2);
+}
+
+/* Parameters: every constant a tunable with a cited help line; registry accepts bbr. */
+static void test_bbr_params(void **state)
+{
+	const struct mpt_cc_ops *ops = mpt_cc_find("bbr");
+	char err[128];
+
+	assert_non_null(ops);
+	assert_int_equal(mpt_cc_registry_check(err, sizeof(err)), 0);
+	assert_true(bbr_param("high_gain") > 2.88 && bbr_param("high_gain") < 2.89);
+	assert_true(bbr_param("drain_gain") * bbr_param("high_gain") > 0.999 &&
+		    bbr_param("drain_gain") * bbr_param("high_gain") < 1.001);
+	for (size_t i = 0; i < ops->nparams; i++)
+		assert_true(strstr(ops->params[i].help, "draft") ||
+			    strstr(ops->params[i].help, "tcp_bbr.c") ||
+			    strstr(ops->params[i].help, "bbr_"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bbr_params),
+		cmocka_unit_test(test_bbr_probe_bw_start_phase),
+		cmocka_unit_test(test_bbr_startup_and_probe_bw),
+		cmocka_unit_test(test_bbr_probe_rtt_interval),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
