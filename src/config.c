@@ -64,7 +64,7 @@ static int add_override(struct cfg_parser *ps, const char *key, const char *valu
 			return cfg_fail(ps, key, "set twice in this section (first on line %d)",
 				    o[i].line);
 	if (strlen(key) >= sizeof(o->name))
-		return cfg_fail(ps, NULL, "'%s': unknown key in [%s]", key,
+		return cfg_fail(ps, key, "unknown key in [%s]",
 			    mpt_cfg_sections[ps->sec].name);
 	if (strlen(value) >= sizeof(o->value))
 		return cfg_fail(ps, key, "'%s' is too long (max %zu characters)", value,
@@ -114,8 +114,8 @@ static int check_overrides(struct cfg_parser *ps, bool sched)
 						 j ? ", " : "", tab[j].name);
 				used += w > 0 ? (size_t)w : 0;
 			}
-			return cfg_failat(ps, o[i].line, NULL, "'%s': unknown key in [%s] "
-				      "(tunables of %s: %s)", o[i].name,
+			return cfg_failat(ps, o[i].line, o[i].name, "unknown key in [%s] "
+				      "(tunables of %s: %s)",
 				      sched ? "Scheduler" : "Congestion",
 				      sched ? cfg->sched : cfg->cc, ntab ? msg : "none");
 		}

@@ -49,7 +49,8 @@ static int set_prefixes(struct cfg_parser *ps, const struct cfg_key *k, void *ba
 		if (!*s)
 			return cfg_fail(ps, k->name, "'%s' has an empty list entry", value);
 		if (*count >= k->size)
-			return cfg_fail(ps, k->name, "too many entries (max %zu)", k->size);
+			return cfg_fail(ps, k->name, "'%s' is one entry too many (max %zu)", s,
+					k->size);
 		if (mpt_prefix_parse(s, &arr[*count]) < 0)
 			return cfg_fail(ps, k->name, "'%s' is not a prefix (ADDRESS[/LENGTH])", s);
 		if (k->type == T_ROUTES)
