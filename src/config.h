@@ -135,6 +135,12 @@ int mpt_config_parse(struct mpt_config *cfg, const char *file, const char *text,
 void mpt_config_free(struct mpt_config *cfg);
 /* Print the normalised config (every key, defaults filled in, keys as base64). */
 void mpt_config_print(const struct mpt_config *cfg, FILE *out);
+/* mptund --check -c FILE: load, print the normalised config to out, errors to errout.
+ * Returns the process exit code (0 valid, 1 invalid). */
+int mpt_config_check_main(const char *path, FILE *out, FILE *errout);
+/* Keys the parser knows in a section ("Interface", "Path", ...), by index; NULL past
+ * the end. [Scheduler] and [Congestion] also take their module's tunables. */
+const char *mpt_config_key_name(const char *section, size_t i);
 
 /* Apply overrides to a freshly prepared blob; message quotes file:line on error. */
 int mpt_config_apply_sched(const struct mpt_config *cfg, const struct mpt_sched_ops *ops,
