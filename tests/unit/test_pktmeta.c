@@ -56,7 +56,8 @@ static size_t mk_v6(uint8_t *b, uint8_t tclass, uint8_t nh, const uint8_t *ext,
 	b[7] = 64;
 	inet_pton(AF_INET6, src, b + 8);
 	inet_pton(AF_INET6, dst, b + 24);
-	memcpy(b + 40, ext, extlen);
+	if (extlen)
+		memcpy(b + 40, ext, extlen);
 	put16(b + 40 + extlen, sport);
 	put16(b + 40 + extlen + 2, dport);
 	if (tcp_off)
