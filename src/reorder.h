@@ -15,7 +15,8 @@
  * once: the tunnel does not retransmit, so the late copy is the only one the inner
  * transport will get, and TCP takes an out-of-order segment far better than a loss.
  * A history of the last `capacity` DSNs tells late packets from duplicates
- * (redundant schedulers send copies on several paths).
+ * (redundant schedulers send copies on several paths). The buffer syncs on the
+ * first packet it sees: packets sent before it but overtaken by it count as late.
  *
  * Pure: time is an argument, no I/O.
  */
