@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reorder buffer; see reorder.h for the contract.
+ *
+ * A ring of cap slots indexed by dsn & (cap - 1) covers the window [next, next+cap)
+ * of packets that may be held, and the same slots remember the last DSN released
+ * through them, which makes the history [next-cap, next) for duplicate detection.
+ *
+ *   insert(d):  d == next          release, then the contiguous run behind it
+ *               next < d < next+cap hold (duplicate if already held)
+ *               d >= next+cap      give up the oldest holes until d fits
+ *                                  (overflow); nothing left to give up: resync
+ *               next-cap <= d < next  late: deliver, unless already delivered
+ *               d < next-cap       stale: drop; MPT_REORDER_RESYNC_RUN in a row:
+ *                                  the sender restarted, resync on d
+ *
+ * The hole at next became visible when the earliest still-held packet arrived:
+ * hole_since is the minimum arrival time of the held packets, and the hole is given
+ * up at hole_since + hold. Scans over [next, high] happen only when held packets
+ * leave, and high - next < cap.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "reorder.h"
+
+static struct mpt_reorder_slot *slot_of(struct mpt_reorder *rb, uint64_t dsn)
+{
+	return &rb->slot[dsn & (rb->cap - 1)];
+}
+
+static void clear_history(struct mpt_reorder *rb)
+{
+	for (uint32_t i = 0; i < rb->cap; i++)
+		rb->slot[i].done_dsn = UINT64_MAX;
+}
+
+int mpt_reorder_init(struct mpt_reorder *rb, uint32_t capacity, uint64_t max_hold_ns,
+		     uint64_t margin_ns, mpt_reorder_release_fn release, void *arg)
+{
+	uint32_t cap = 2;
+
+	memset(rb, 0, sizeof(*rb));
+	if (capacity < 2 || capacity > MPT_REORDER_MAX_CAPACITY) {
+		log_warnx("reorder buffer: capacity '%u' is out of range [2, %u]", capacity,
+			  MPT_REORDER_MAX_CAPACITY);
+		return -EINVAL;
+	}
+	if (!release) {
+		log_warnx("reorder buffer: no release callback");
+		return -EINVAL;
+	}
+	while (cap < capacity)
+		cap <<= 1;
+	rb->slot = calloc(cap, sizeof(*rb->slot));
+	if (!rb->slot)
+		return -ENOMEM;
+	rb->cap = cap;
+	rb->max_hold_ns = max_hold_ns;
+	rb->margin_ns = margin_ns;
+	rb->hold_ns = max_hold_ns;
+	rb->release = release;
+	rb->arg = arg;
+	clear_history(rb);
+	return 0;
+}
+
+/* Hand back the held packet at dsn and count it under why. */
+static void deliver_held(struct mpt_reorder *rb, uint64_t dsn, enum mpt_reorder_why why)
+{
+	struct mpt_reorder_slot *s = slot_of(rb, dsn);
+	void *pkt = s->pkt;
+
+	s->held = false;
+	s->pkt = NULL;
+	s->done_dsn = dsn;
+	rb->nheld--;
+	switch (why) {
+	case MPT_REORDER_IN_ORDER: rb->st.in_order++; break;
+	case MPT_REORDER_TIMEOUT: rb->st.timeout++; break;
+	case MPT_REORDER_OVERFLOW: rb->st.overflow++; break;
+	case MPT_REORDER_LATE: rb->st.late++; break;
+	case MPT_REORDER_FLUSH: rb->st.flushed++; break;
+	}
+	rb->release(rb->arg, dsn, pkt, s->len, why);
+}
+
+/* Minimum arrival time over the held packets: when the hole at next appeared. */
+static void update_hole_since(struct mpt_reorder *rb)
+{
+	uint64_t min = UINT64_MAX;
+
+	if (!rb->nheld)
+		return;
+	for (uint64_t d = rb->next; d <= rb->high; d++) {
+		const struct mpt_reorder_slot *s = slot_of(rb, d);
+
+		if (s->held && s->arrival_ns < min)
+			min = s->arrival_ns;
+	}
+	rb->hole_since_ns = min;
+}
+
+/* Release the contiguous run of held packets at next; true if any left. */
+static bool release_run(struct mpt_reorder *rb, enum mpt_reorder_why why)
+{
+	bool any = false;
+
+	while (rb->nheld && slot_of(rb, rb->next)->held) {
+		deliver_held(rb, rb->next, why);
+		rb->next++;
+		any = true;
+	}
+	return any;
+}
+
+/* Give up the hole at next: jump to the lowest held DSN and release from there. */
+static void skip_hole(struct mpt_reorder *rb, enum mpt_reorder_why why)
+{
+	uint64_t d = rb->next;
+
+	while (!slot_of(rb, d)->held)
+		d++;
+	rb->st.holes_skipped += d - rb->next;
+	rb->next = d;
+	release_run(rb, why);
+	update_hole_since(rb);
+}
+
+static void release_all(struct mpt_reorder *rb)
+{
+	if (!rb->nheld)
+		return;
+	for (uint64_t d = rb->next; d <= rb->high && rb->nheld; d++)
+		if (slot_of(rb, d)->held)
+			deliver_held(rb, d, MPT_REORDER_FLUSH);
+}
+
+void mpt_reorder_flush(struct mpt_reorder *rb)
+{
+	release_all(rb);
+	clear_history(rb);
+	rb->synced = false;
+	rb->stale_run = 0;
+}
+
+static void resync(struct mpt_reorder *rb, uint64_t dsn)
+{
+	mpt_reorder_flush(rb);
+	rb->synced = true;
+	rb->next = dsn;
+	rb->st.resyncs++;
+}
+
+void mpt_reorder_free(struct mpt_reorder *rb)
+{
+	if (!rb->slot)
+		return;
+	release_all(rb);
+	free(rb->slot);
+	rb->slot = NULL;
+}
+
+/* dsn < next: a late packet, a duplicate, or a sign the sender restarted. */
+static int insert_below(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t len)
+{
+	struct mpt_reorder_slot *s = slot_of(rb, dsn);
+
+	if (rb->next - dsn <= rb->cap) {
+		rb->stale_run = 0;
+		if (s->done_dsn == dsn) {
+			rb->st.duplicate++;
+			return -EEXIST;
+		}
+		/* the slot may hold dsn + cap; only its history changes */
+		s->done_dsn = dsn;
+		rb->st.late++;
+		rb->release(rb->arg, dsn, pkt, len, MPT_REORDER_LATE);
+		return 0;
+	}
+	if (++rb->stale_run < MPT_REORDER_RESYNC_RUN) {
+		rb->st.stale++;
+		return -ESTALE;
+	}
+	resync(rb, dsn);
+	return 1;	/* now in order: the caller goes on */
+}
+
+int mpt_reorder_insert(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t len,
+		       uint64_t now)
+{
+	struct mpt_reorder_slot *s;
+
+	if (!rb->synced) {
+		rb->synced = true;
+		rb->next = dsn;
+	}
+	if (dsn < rb->next) {
+		int ret = insert_below(rb, dsn, pkt, len);
+
+		if (ret <= 0)
+			return ret;
+	} else {
+		rb->stale_run = 0;
+	}
+
+	if (dsn - rb->next >= rb->cap) {
+		while (rb->nheld && dsn - rb->next >= rb->cap)
+			skip_hole(rb, MPT_REORDER_OVERFLOW);
+		if (dsn - rb->next >= rb->cap)
+			resync(rb, dsn);	/* nothing held: a jump, not a hole */
+	}
+
+	s = slot_of(rb, dsn);
+	if (dsn == rb->next) {
+		s->done_dsn = dsn;
+		rb->next++;
+		rb->st.in_order++;
+		rb->release(rb->arg, dsn, pkt, len, MPT_REORDER_IN_ORDER);
+		if (release_run(rb, MPT_REORDER_IN_ORDER))
+			update_hole_since(rb);
+		return 0;
+	}
+	if (s->held) {
+		rb->st.duplicate++;
+		return -EEXIST;
+	}
+	s->held = true;
+	s->pkt = pkt;
+	s->len = len;
+	s->arrival_ns = now;
+	if (!rb->nheld) {
+		rb->hole_since_ns = now;
+		rb->high = dsn;
+	} else if (dsn > rb->high) {
+		rb->high = dsn;
+	}
+	rb->nheld++;
+	rb->st.held++;
+	return 0;
+}
+
+uint64_t mpt_reorder_next_deadline(const struct mpt_reorder *rb)
+{
+	if (!rb->nheld)
+		return 0;
+	return rb->hole_since_ns + rb->hold_ns;
+}
+
+void mpt_reorder_on_timeout(struct mpt_reorder *rb, uint64_t now)
+{
+	while (rb->nheld && rb->hole_since_ns + rb->hold_ns <= now)
+		skip_hole(rb, MPT_REORDER_TIMEOUT);
+}
+
+void mpt_reorder_set_hold(struct mpt_reorder *rb, uint64_t hold_ns)
+{
+	rb->hold_ns = hold_ns < rb->max_hold_ns ? hold_ns : rb->max_hold_ns;
+}
+
+uint64_t mpt_reorder_hold_from_rtts(const uint64_t *srtt_ns, unsigned n,
+				    uint64_t margin_ns, uint64_t max_hold_ns)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, hold;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!srtt_ns[i])
+			continue;
+		if (srtt_ns[i] < lo)
+			lo = srtt_ns[i];
+		if (srtt_ns[i] > hi)
+			hi = srtt_ns[i];
+	}
+	if (!hi)
+		return max_hold_ns;
+	hold = (hi - lo) / 2 + margin_ns;
+	return hold < max_hold_ns ? hold : max_hold_ns;
+}

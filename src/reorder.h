@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The receiver's reorder buffer, one per session and direction. Packets carry a
+ * session-wide data sequence number (DSN); the buffer hands them to the caller's
+ * release callback in DSN order, holding a packet that arrives past a hole for at
+ * most the hold time (about the paths' one-way-delay spread plus a margin). The
+ * tunnel never retransmits, so a hole that outlives its hold is given up.
+ *
+ * Ownership: the buffer stores pointers to caller-owned packet buffers and never
+ * copies. mpt_reorder_insert() returns 0 when it took the buffer; every taken
+ * buffer comes back exactly once through the release callback (possibly during the
+ * same call). A negative return (duplicate, stale) leaves the buffer with the caller.
+ *
+ * Late packets (DSN below the release point, not seen before) are delivered at
+ * once: the tunnel does not retransmit, so the late copy is the only one the inner
+ * transport will get, and TCP takes an out-of-order segment far better than a loss.
+ * A history of the last `capacity` DSNs tells late packets from duplicates
+ * (redundant schedulers send copies on several paths). The buffer syncs on the
+ * first packet it sees: packets sent before it but overtaken by it count as late.
+ *
+ * Pure: time is an argument, no I/O.
+ */
+#ifndef MPTUND_REORDER_H
+#define MPTUND_REORDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MPT_REORDER_MAX_CAPACITY	(1u << 20)
+/* Consecutive packets older than the history before the buffer assumes the sender
+ * restarted its DSN space and resynchronises on it. */
+#define MPT_REORDER_RESYNC_RUN		3
+
+enum mpt_reorder_why {
+	MPT_REORDER_IN_ORDER,		/* its turn came (at once or after a hole filled) */
+	MPT_REORDER_TIMEOUT,		/* a hole before it outlived the hold */
+	MPT_REORDER_OVERFLOW,		/* the window was full, holes were given up */
+	MPT_REORDER_LATE,		/* below the release point, delivered anyway */
+	MPT_REORDER_FLUSH,		/* mpt_reorder_flush(), resync or free */
+};
+
+typedef void (*mpt_reorder_release_fn)(void *arg, uint64_t dsn, void *pkt, uint32_t len,
+				       enum mpt_reorder_why why);
+
+struct mpt_reorder_stats {
+	uint64_t held;			/* packets that had to wait for a hole */
+	uint64_t in_order;		/* released in order (at once or after waiting) */
+	uint64_t timeout;		/* released because their hole timed out */
+	uint64_t overflow;		/* released because the window was full */
+	uint64_t late;			/* delivered below the release point */
+	uint64_t flushed;		/* released by flush / resync */
+	uint64_t duplicate;		/* dropped: already held or delivered */
+	uint64_t stale;			/* dropped: older than the duplicate history */
+	uint64_t holes_skipped;		/* DSNs given up (lost, or they come late) */
+	uint64_t resyncs;		/* DSN space restarts (jump beyond the window) */
+};
+
+struct mpt_reorder_slot {
+	void *pkt;
+	uint32_t len;
+	bool held;
+	uint64_t arrival_ns;
+	uint64_t done_dsn;		/* last DSN released through this slot */
+};
+
+struct mpt_reorder {
+	/* configuration */
+	uint32_t cap;			/* window, packets; power of two */
+	uint64_t max_hold_ns;
+	uint64_t margin_ns;
+	mpt_reorder_release_fn release;
+	void *arg;
+
+	/* runtime */
+	uint64_t hold_ns;		/* current adaptive hold, <= max_hold_ns */
+	bool synced;			/* next is valid */
+	uint64_t next;			/* release point: lowest DSN not yet released */
+	uint64_t high;			/* highest DSN held (valid when nheld > 0) */
+	uint32_t nheld;
+	uint64_t hole_since_ns;		/* when the hole at `next` became visible */
+	uint32_t stale_run;
+	struct mpt_reorder_slot *slot;	/* cap entries, indexed by dsn & (cap - 1) */
+
+	struct mpt_reorder_stats st;
+};
+
+/*
+ * capacity: packets (rounded up to a power of two, 2..MPT_REORDER_MAX_CAPACITY);
+ * the hold starts at max_hold_ns until mpt_reorder_set_hold() is told better.
+ * Returns 0, -EINVAL (quoted in the log) or -ENOMEM.
+ */
+int mpt_reorder_init(struct mpt_reorder *rb, uint32_t capacity, uint64_t max_hold_ns,
+		     uint64_t margin_ns, mpt_reorder_release_fn release, void *arg);
+/* Releases every held packet (MPT_REORDER_FLUSH) and frees the slots. */
+void mpt_reorder_free(struct mpt_reorder *rb);
+
+/*
+ * Offer a packet. Returns 0 if the buffer took pkt (it comes back through the
+ * release callback), -EEXIST for a duplicate, -ESTALE for a packet older than the
+ * history (both counted; the caller keeps and recycles pkt).
+ */
+int mpt_reorder_insert(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t len,
+		       uint64_t now);
+
+/* When mpt_reorder_on_timeout() must run next; 0 = nothing held. */
+uint64_t mpt_reorder_next_deadline(const struct mpt_reorder *rb);
+/* Give up every hole whose hold expired at now, releasing what follows in order. */
+void mpt_reorder_on_timeout(struct mpt_reorder *rb, uint64_t now);
+
+/* Release everything held, in order, and forget the DSN space (new session key). */
+void mpt_reorder_flush(struct mpt_reorder *rb);
+
+/* Set the hold time, capped at max_hold_ns. */
+void mpt_reorder_set_hold(struct mpt_reorder *rb, uint64_t hold_ns);
+
+/*
+ * The adaptive hold from the paths' smoothed RTTs (0 = no sample yet, ignored):
+ *   hold = (max srtt - min srtt) / 2 + margin, capped at max_hold.
+ * Half the RTT spread estimates the spread of the one-way delays (paths assumed
+ * symmetric): a packet sent at the same time on the fastest and the slowest path
+ * arrives that much apart. The margin covers jitter and the sender's pacing. With
+ * no RTT sample at all the answer is max_hold (nothing is known yet).
+ */
+uint64_t mpt_reorder_hold_from_rtts(const uint64_t *srtt_ns, unsigned n,
+				    uint64_t margin_ns, uint64_t max_hold_ns);
+
+static inline uint32_t mpt_reorder_held(const struct mpt_reorder *rb)
+{
+	return rb->nheld;
+}
+
+#endif

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+/* The TUN device and its configuration through libnl-route-3; see tun.h. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <linux/rtnetlink.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <netlink/addr.h>
+#include <netlink/route/addr.h>
+#include <netlink/route/link.h>
+#include <netlink/route/route.h>
+#include <netlink/socket.h>
+
+#include "log.h"
+#include "nlerr.h"
+#include "tun.h"
+
+static const char *prefix_str(const struct mpt_prefix *p, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(p->family, p->addr.bytes, a, sizeof(a)))
+		snprintf(a, sizeof(a), "family %d", p->family);
+	snprintf(buf, len, "%s/%u", a, p->plen);
+	return buf;
+}
+
+static int check_prefix(const struct mpt_tun *t, const struct mpt_prefix *p,
+			const char *what)
+{
+	char buf[64];
+
+	if ((p->family == AF_INET && p->plen <= 32) ||
+	    (p->family == AF_INET6 && p->plen <= 128))
+		return 0;
+	log_warnx("tun %s: %s '%s' is not a valid IPv4/IPv6 prefix", t->name, what,
+		  prefix_str(p, buf, sizeof(buf)));
+	return -EINVAL;
+}
+
+static struct nl_addr *nladdr(const struct mpt_prefix *p)
+{
+	struct nl_addr *a = nl_addr_build(p->family, p->addr.bytes,
+					  p->family == AF_INET ? 4 : 16);
+
+	if (a)
+		nl_addr_set_prefixlen(a, p->plen);
+	return a;
+}
+
+/* Apply link changes (MTU, flags) to our device. */
+static int link_change(struct mpt_tun *t, uint32_t mtu, int up, const char *what)
+{
+	struct rtnl_link *orig = NULL, *chg = NULL;
+	int err;
+
+	err = rtnl_link_get_kernel(t->nl, t->ifindex, NULL, &orig);
+	if (err < 0)
+		goto out;
+	chg = rtnl_link_alloc();
+	if (!chg) {
+		err = -NLE_NOMEM;
+		goto out;
+	}
+	if (mtu)
+		rtnl_link_set_mtu(chg, mtu);
+	if (up > 0)
+		rtnl_link_set_flags(chg, IFF_UP);
+	else if (up == 0)
+		rtnl_link_unset_flags(chg, IFF_UP);
+	err = rtnl_link_change(t->nl, orig, chg, 0);
+out:
+	if (chg)
+		rtnl_link_put(chg);
+	if (orig)
+		rtnl_link_put(orig);
+	if (err < 0) {
+		err = -mpt_nlerr_to_errno(err);
+		log_warnx("tun %s: %s: %s", t->name, what, strerror(-err));
+	}
+	return err;
+}
+
+int mpt_tun_open(struct mpt_tun *t, const char *name, uint32_t mtu)
+{
+	struct ifreq ifr;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	if (strlen(name) >= IFNAMSIZ) {
+		log_warnx("tun: name '%s' is longer than %d characters", name, IFNAMSIZ - 1);
+		return -EINVAL;
+	}
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (t->fd < 0) {
+		err = -errno;
+		log_warn("tun %s: open /dev/net/tun", name);
+		return err;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+	memcpy(ifr.ifr_name, t->name, sizeof(t->name));
+	if (ioctl(t->fd, TUNSETIFF, &ifr) < 0) {
+		err = -errno;
+		log_warn("tun '%s': TUNSETIFF", name);
+		goto fail;
+	}
+	memcpy(t->name, ifr.ifr_name, IFNAMSIZ);
+	t->name[IFNAMSIZ - 1] = '\0';
+	/* a device left persistent by someone else would outlive us */
+	if (ioctl(t->fd, TUNSETPERSIST, 0) < 0) {
+		err = -errno;
+		log_warn("tun %s: TUNSETPERSIST off", t->name);
+		goto fail;
+	}
+	t->ifindex = (int)if_nametoindex(t->name);
+	if (!t->ifindex) {
+		err = -errno;
+		log_warn("tun %s: if_nametoindex", t->name);
+		goto fail;
+	}
+	t->nl = nl_socket_alloc();
+	if (!t->nl) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = nl_connect(t->nl, NETLINK_ROUTE);
+	if (err < 0) {
+		err = -mpt_nlerr_to_errno(err);
+		log_warnx("tun %s: netlink route socket: %s", t->name, strerror(-err));
+		goto fail;
+	}
+	if (mtu && (err = mpt_tun_set_mtu(t, mtu)) < 0)
+		goto fail;
+	return 0;
+fail:
+	mpt_tun_close(t);
+	return err;
+}
+
+int mpt_tun_set_mtu(struct mpt_tun *t, uint32_t mtu)
+{
+	char what[48];
+	int err;
+
+	snprintf(what, sizeof(what), "set MTU '%u'", mtu);
+	err = link_change(t, mtu, -1, what);
+	if (!err)
+		t->mtu = mtu;
+	return err;
+}
+
+int mpt_tun_up(struct mpt_tun *t)
+{
+	return link_change(t, 0, 1, "set link up");
+}
+
+int mpt_tun_down(struct mpt_tun *t)
+{
+	return link_change(t, 0, 0, "set link down");
+}
+
+static int addr_op(struct mpt_tun *t, const struct mpt_prefix *p, bool add)
+{
+	struct rtnl_addr *a = rtnl_addr_alloc();
+	struct nl_addr *local = nladdr(p);
+	int err = -NLE_NOMEM;
+
+	if (!a || !local)
+		goto out;
+	rtnl_addr_set_ifindex(a, t->ifindex);
+	rtnl_addr_set_family(a, p->family);
+	err = rtnl_addr_set_local(a, local);
+	if (err < 0)
+		goto out;
+	rtnl_addr_set_prefixlen(a, p->plen);
+	/* a point-to-point tunnel has no neighbours to detect duplicates with */
+	if (p->family == AF_INET6)
+		rtnl_addr_set_flags(a, IFA_F_NODAD);
+	err = add ? rtnl_addr_add(t->nl, a, 0) : rtnl_addr_delete(t->nl, a, 0);
+out:
+	if (local)
+		nl_addr_put(local);
+	if (a)
+		rtnl_addr_put(a);
+	return err < 0 ? -mpt_nlerr_to_errno(err) : 0;
+}
+
+int mpt_tun_add_addr(struct mpt_tun *t, const struct mpt_prefix *addr)
+{
+	char buf[64];
+	int err = check_prefix(t, addr, "address");
+
+	if (err)
+		return err;
+	if (t->naddrs == MPT_ARRAY_SIZE(t->addrs)) {
+		log_warnx("tun %s: address '%s': more than %zu addresses", t->name,
+			  prefix_str(addr, buf, sizeof(buf)), MPT_ARRAY_SIZE(t->addrs));
+		return -ENOSPC;
+	}
+	err = addr_op(t, addr, true);
+	if (err) {
+		log_warnx("tun %s: add address '%s': %s", t->name,
+			  prefix_str(addr, buf, sizeof(buf)), strerror(-err));
+		return err;
+	}
+	t->addrs[t->naddrs++] = *addr;
+	return 0;
+}
+
+static int route_op(struct mpt_tun *t, const struct mpt_prefix *p, bool add)
+{
+	struct rtnl_route *r = rtnl_route_alloc();
+	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
+	struct nl_addr *dst = nladdr(p);
+	int err = -NLE_NOMEM;
+
+	if (!r || !nh || !dst)
+		goto out;
+	rtnl_route_set_family(r, (uint8_t)p->family);
+	rtnl_route_set_table(r, RT_TABLE_MAIN);
+	rtnl_route_set_scope(r, RT_SCOPE_LINK);
+	rtnl_route_set_protocol(r, RTPROT_STATIC);
+	err = rtnl_route_set_dst(r, dst);
+	if (err < 0)
+		goto out;
+	rtnl_route_nh_set_ifindex(nh, t->ifindex);
+	rtnl_route_add_nexthop(r, nh);
+	nh = NULL;			/* owned by the route now */
+	/* REPLACE: idempotent across a daemon restart */
+	err = add ? rtnl_route_add(t->nl, r, NLM_F_CREATE | NLM_F_REPLACE)
+		  : rtnl_route_delete(t->nl, r, 0);
+out:
+	if (nh)
+		rtnl_route_nh_free(nh);
+	if (dst)
+		nl_addr_put(dst);
+	if (r)
+		rtnl_route_put(r);
+	return err < 0 ? -mpt_nlerr_to_errno(err) : 0;
+}
+
+int mpt_tun_add_route(struct mpt_tun *t, const struct mpt_prefix *dst)
+{
+	char buf[64];
+	int err = check_prefix(t, dst, "route");
+
+	if (err)
+		return err;
+	if (t->nroutes == MPT_ARRAY_SIZE(t->routes)) {
+		log_warnx("tun %s: route '%s': more than %zu routes", t->name,
+			  prefix_str(dst, buf, sizeof(buf)), MPT_ARRAY_SIZE(t->routes));
+		return -ENOSPC;
+	}
+	err = route_op(t, dst, true);
+	for (unsigned i = 0; !err && i < t->nroutes; i++)
+		if (t->routes[i].family == dst->family && t->routes[i].plen == dst->plen &&
+		    !memcmp(&t->routes[i].addr, &dst->addr, sizeof(dst->addr)))
+			return 0;	/* replaced, already ours */
+	if (err) {
+		log_warnx("tun %s: add route '%s': %s", t->name,
+			  prefix_str(dst, buf, sizeof(buf)), strerror(-err));
+		return err;
+	}
+	t->routes[t->nroutes++] = *dst;
+	return 0;
+}
+
+void mpt_tun_close(struct mpt_tun *t)
+{
+	char buf[64];
+	int err;
+
+	if (t->nl) {
+		while (t->nroutes) {
+			const struct mpt_prefix *p = &t->routes[--t->nroutes];
+
+			if ((err = route_op(t, p, false)) < 0)
+				log_debug("tun %s: remove route '%s': %s", t->name,
+					  prefix_str(p, buf, sizeof(buf)), strerror(-err));
+		}
+		while (t->naddrs) {
+			const struct mpt_prefix *p = &t->addrs[--t->naddrs];
+
+			if ((err = addr_op(t, p, false)) < 0)
+				log_debug("tun %s: remove address '%s': %s", t->name,
+					  prefix_str(p, buf, sizeof(buf)), strerror(-err));
+		}
+		nl_socket_free(t->nl);
+		t->nl = NULL;
+	}
+	if (t->fd >= 0)
+		close(t->fd);		/* not persistent: the device goes with it */
+	t->fd = -1;
+}
+
+ssize_t mpt_tun_read(struct mpt_tun *t, void *buf, size_t len)
+{
+	ssize_t n = read(t->fd, buf, len);
+
+	return n < 0 ? -errno : n;
+}
+
+ssize_t mpt_tun_write(struct mpt_tun *t, const void *pkt, size_t len)
+{
+	ssize_t n = write(t->fd, pkt, len);
+
+	return n < 0 ? -errno : n;
+}
