@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The mptund handshake: Noise IK (Noise spec rev. 34, sec. 7.5)
+ *     <- s
+ *     ...
+ *     -> e, es, s, ss      (init: initiator's static and a TAI64N timestamp)
+ *     <- e, ee, se         (response: empty payload)
+ * with X25519, HKDF-SHA256 and ChaCha20-Poly1305 (mptund-proto(7)). It gives mutual
+ * authentication and forward secrecy; the result is a struct mpt_keypair.
+ *
+ * Every message ends with mac1 = HMAC-SHA256(SHA256("mac1----" || receiver's static
+ * public key), message up to mac1)[0..16): the receiver drops junk before any X25519.
+ * The responder keeps no state for an init: mpt_noise_consume_init fills a caller's
+ * (stack) struct and mpt_noise_create_response finishes from it.
+ *
+ * Randomness (ephemeral private keys) and time (the timestamp) are arguments.
+ */
+#ifndef MPTUND_NOISE_H
+#define MPTUND_NOISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mptund/wire.h>
+
+#include "config.h"
+
+/* Our static identity, prepared once from the private key. */
+struct mpt_noise_local {
+	uint8_t priv[MPT_KEY_BYTES];
+	uint8_t pub[MPT_KEY_BYTES];
+	uint8_t mac1_key[MPT_KEY_BYTES];	/* checks mac1 of messages sent to us */
+};
+
+/* The output of a handshake, on both sides. */
+struct mpt_keypair {
+	uint8_t send_key[MPT_KEY_BYTES];
+	uint8_t recv_key[MPT_KEY_BYTES];
+	uint32_t local_index;		/* peers put it in receiver_index to reach us */
+	uint32_t remote_index;		/* we put it in receiver_index */
+	enum mpt_cipher cipher;		/* for transport packets */
+	bool initiator;
+};
+
+/* The initiator's state between sending an init and receiving its response. */
+struct mpt_noise_initiation {
+	uint8_t remote_pub[MPT_KEY_BYTES];
+	uint8_t e_priv[MPT_KEY_BYTES];
+	uint8_t ck[32], h[32];
+	uint32_t local_index;
+	enum mpt_cipher cipher;
+	bool pending;
+};
+
+/* The responder's view of a consumed init (lives on the caller's stack). */
+struct mpt_noise_responder {
+	void *peer;			/* what the lookup returned */
+	uint8_t remote_pub[MPT_KEY_BYTES];
+	uint8_t remote_e[MPT_KEY_BYTES];
+	uint8_t timestamp[MPT_TIMESTAMP_LEN];
+	uint8_t ck[32], h[32];
+	uint32_t remote_index;
+	enum mpt_cipher cipher;
+};
+
+/*
+ * Finds an initiator's static public key among the allowed peers. Returns 0 and sets
+ * *peer and *last_timestamp (the peer's 12-byte storage of the last accepted init
+ * timestamp, zeroed at start; updated by mpt_noise_consume_init on acceptance), or
+ * -ENOKEY when the key is not allowed.
+ */
+typedef int (*mpt_noise_lookup_fn)(void *arg, const uint8_t static_pub[MPT_KEY_BYTES],
+				   void **peer, uint8_t **last_timestamp);
+
+int mpt_noise_local_init(struct mpt_noise_local *l, const uint8_t priv[MPT_KEY_BYTES]);
+
+/* TAI64N label of a wall-clock time: u64 (2^62 + seconds), u32 nanoseconds, BE. */
+void mpt_noise_tai64n(uint8_t out[MPT_TIMESTAMP_LEN], uint64_t unix_ns);
+
+/* Cheap pre-filter: is mac1 of this handshake message right for us? */
+bool mpt_noise_mac1_ok(const struct mpt_noise_local *l, const uint8_t *msg, size_t len);
+
+/*
+ * Initiator: build an init (MPT_HS_INIT_LEN bytes) to the responder remote_pub.
+ * eph_random: 32 random bytes (clamped here). timestamp: mpt_noise_tai64n() of now,
+ * strictly greater than any earlier init's to this responder. 0 or -EINVAL/-EIO.
+ */
+int mpt_noise_create_init(struct mpt_noise_initiation *st, const struct mpt_noise_local *l,
+			  const uint8_t remote_pub[MPT_KEY_BYTES], enum mpt_cipher cipher,
+			  uint32_t local_index, const uint8_t eph_random[MPT_KEY_BYTES],
+			  const uint8_t timestamp[MPT_TIMESTAMP_LEN],
+			  uint8_t out[MPT_HS_INIT_LEN]);
+/*
+ * Initiator: consume the response. On success fills *kp and ends the initiation
+ * (st->pending false, secrets wiped). Errors: -EBADMSG (malformed, mac1, crypto),
+ * -ESTALE (no pending initiation with that receiver index); *reason tells which.
+ */
+int mpt_noise_consume_response(struct mpt_noise_initiation *st,
+			       const struct mpt_noise_local *l, const uint8_t *msg,
+			       size_t len, struct mpt_keypair *kp, int *reason);
+
+/*
+ * Responder: authenticate an init. In order: size and version, mac1 (before any
+ * X25519), cipher, es, decrypt the static key, lookup (-ENOKEY), ss, decrypt the
+ * timestamp, timestamp newer than the peer's last (-EALREADY, replay). On success the
+ * peer's last timestamp is updated and *st is ready for mpt_noise_create_response.
+ * Other errors: -EBADMSG. *reason names each.
+ */
+int mpt_noise_consume_init(struct mpt_noise_responder *st, const struct mpt_noise_local *l,
+			   const uint8_t *msg, size_t len, mpt_noise_lookup_fn lookup,
+			   void *arg, int *reason);
+/* Responder: build the response (MPT_HS_RESP_LEN bytes) and the keypair. Wipes *st. */
+int mpt_noise_create_response(struct mpt_noise_responder *st,
+			      const struct mpt_noise_local *l, uint32_t local_index,
+			      const uint8_t eph_random[MPT_KEY_BYTES],
+			      uint8_t out[MPT_HS_RESP_LEN], struct mpt_keypair *kp);
+
+/* Wipe a keypair's keys (after installing them in struct mpt_aead). */
+void mpt_keypair_wipe(struct mpt_keypair *kp);
+
+#endif
