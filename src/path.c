@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+/* A path's state: set-up, controller, view for the schedulers, UDP socket. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "path.h"
+
+int mpt_path_init(struct mpt_path *p, uint8_t id, const struct mpt_config *cfg,
+		  const struct mpt_path_config *pc, uint64_t seed, uint64_t now,
+		  char *err, size_t errlen)
+{
+	struct mpt_recovery_params rp;
+	const struct mpt_cc_ops *ops;
+	const char *ccname;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->id = id;
+	p->fd = -1;
+	p->admin_up = true;
+	p->link_ok = true;
+	p->cost = id;
+	snprintf(p->name, sizeof(p->name), "path%u", id);
+	if (pc) {
+		snprintf(p->name, sizeof(p->name), "%s", pc->name);
+		p->cost = pc->cost;
+		p->weight = pc->weight;
+		p->capacity = pc->capacity;
+		p->admin_up = !pc->disabled;
+	}
+	mpt_rng_seed(&p->rng, seed);
+	mpt_recovery_default_params(&rp);
+	rp.max_ack_delay_ns = MPT_ACK_DEFAULT_MAX_DELAY_NS;	/* the peer's acktrack */
+	ret = mpt_recovery_init(&p->rec, &rp, MPT_PATH_RING);
+	if (ret < 0) {
+		snprintf(err, errlen, "path %s: %s", p->name, strerror(-ret));
+		return ret;
+	}
+	mpt_acktrack_init(&p->ackt, id, MPT_ACK_DEFAULT_MAX_DELAY_NS, MPT_ACK_DEFAULT_EVERY);
+	p->pacer.horizon_ns = MPT_NSEC_PER_MSEC;
+	p->next_pn = 1;
+	ccname = pc && pc->cc[0] ? pc->cc : cfg->cc;
+	ops = mpt_cc_find(ccname);
+	if (!ops) {
+		snprintf(err, errlen, "path %s: unknown congestion controller '%s'", p->name,
+			 ccname);
+		mpt_recovery_free(&p->rec);
+		return -EINVAL;
+	}
+	ret = mpt_path_set_cc(p, ops, cfg, now, err, errlen);
+	if (ret < 0)
+		mpt_recovery_free(&p->rec);
+	return ret;
+}
+
+void mpt_path_free(struct mpt_path *p, struct mpt_pkt_pool *pool)
+{
+	mpt_pktq_purge(&p->txq, pool);
+	mpt_recovery_free(&p->rec);
+}
+
+void mpt_path_cc_view(const struct mpt_path *p, struct mpt_cc_path *cp, uint32_t mss)
+{
+	cp->delivered = p->rec.acked_bytes;
+	cp->in_flight = p->rec.in_flight;
+	cp->srtt_ns = p->rec.have_rtt ? p->rec.srtt_ns : 0;
+	cp->min_rtt_ns = p->rec.have_rtt ? p->rec.min_rtt_ns : 0;
+	cp->mss = mss;
+	cp->app_limited = p->rec.app_limited != 0;
+}
+
+int mpt_path_set_cc(struct mpt_path *p, const struct mpt_cc_ops *ops,
+		    const struct mpt_config *cfg, uint64_t now, char *err, size_t errlen)
+{
+	struct mpt_cc_path cp;
+	struct mpt_cc cc;
+	int ret;
+
+	mpt_cc_prepare(&cc, ops);
+	ret = mpt_config_apply_cc(cfg, ops, cc.priv, err, errlen);
+	if (ret < 0)
+		return ret;
+	mpt_path_cc_view(p, &cp, mpt_config_inner_mtu(cfg) + MPT_PKT_TAILROOM);
+	ops->init(&cc, &cp, &p->rng, now);
+	p->cc = cc;
+	p->cc_ops = ops;
+	return 0;
+}
+
+void mpt_path_reset(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t now)
+{
+	struct mpt_cc_path cp;
+
+	p->st.txq_drops += p->txq.pkts;
+	mpt_pktq_purge(&p->txq, pool);
+	mpt_recovery_reset(&p->rec);
+	p->pto_at = 0;
+	p->pto_backoff = 0;
+	if (p->cc_ops->on_path_reset) {
+		mpt_path_cc_view(p, &cp, 1500);
+		p->cc_ops->on_path_reset(&p->cc, &cp, now);
+	}
+}
+
+void mpt_path_fill_view(const struct mpt_path *p, struct mpt_path_view *v, uint32_t mtu)
+{
+	const struct mpt_recovery *r = &p->rec;
+
+	v->id = p->id;
+	memcpy(v->name, p->name, sizeof(v->name));
+	v->cost = p->cost;
+	v->weight = p->weight;
+	v->capacity = p->capacity;
+	v->up = mpt_path_usable(p);
+	v->mtu = mtu;
+	v->cwnd = p->cc.cwnd;
+	v->in_flight = mpt_path_in_flight(p);
+	v->pacing_rate = p->cc.pacing_rate;
+	v->btlbw = p->cc.btlbw;
+	v->delivery_rate = r->delivery_rate;
+	v->cc_state = p->cc.state;
+	v->srtt_ns = r->have_rtt ? r->srtt_ns : 0;
+	v->rttvar_ns = r->have_rtt ? r->rttvar_ns : 0;
+	v->min_rtt_ns = r->have_rtt ? r->min_rtt_ns : 0;
+	v->latest_rtt_ns = r->have_rtt ? r->latest_rtt_ns : 0;
+	v->sent_pkts = r->sent_pkts;
+	v->sent_bytes = r->sent_bytes;
+	v->delivered_pkts = r->acked_pkts;
+	v->delivered_bytes = r->acked_bytes;
+	v->lost_pkts = r->lost_pkts;
+	v->lost_bytes = r->lost_bytes;
+}
+
+int mpt_udp_socket(int family, char *err, size_t errlen)
+{
+	int fd, one = 1, bufsz = 4 << 20, ret;
+
+	fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "UDP socket: %s", strerror(errno));
+		return ret;
+	}
+	/* big buffers: bursts of a paced path and receive batches must not drop */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &bufsz, sizeof(bufsz)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bufsz, sizeof(bufsz));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bufsz, sizeof(bufsz)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
+	if (family == AF_INET6) {
+		int zero = 0;
+
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+		setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one));
+	}
+	setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
+	return fd;
+}
+
+int mpt_path_socket_open(const struct mpt_path_config *pc, char *err, size_t errlen)
+{
+	char addr[80];
+	int family = pc->endpoint.ss_family, fd, ret;
+
+	fd = mpt_udp_socket(family, err, errlen);
+	if (fd < 0)
+		return fd;
+	if (pc->device[0] && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, pc->device,
+					(socklen_t)strlen(pc->device)) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "path %s: Device '%s': %s", pc->name, pc->device,
+			 strerror(errno));
+		close(fd);
+		return ret;
+	}
+	if (pc->source.ss_family) {
+		struct sockaddr_storage src = pc->source;
+		socklen_t len = src.ss_family == AF_INET ? sizeof(struct sockaddr_in)
+							 : sizeof(struct sockaddr_in6);
+
+		if (src.ss_family != family) {
+			/* v4 source with a v4 endpoint on a v6 socket would need mapping;
+			 * the config check keeps families equal, this is a safety net */
+			snprintf(err, errlen, "path %s: Source and Endpoint families differ",
+				 pc->name);
+			close(fd);
+			return -EINVAL;
+		}
+		if (bind(fd, (struct sockaddr *)&src, len) < 0) {
+			ret = -errno;
+			mpt_sockaddr_format(&pc->source, addr, sizeof(addr));
+			snprintf(err, errlen, "path %s: Source '%s': %s", pc->name, addr,
+				 strerror(errno));
+			close(fd);
+			return ret;
+		}
+	}
+	return fd;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One path of a session: its endpoint, liveness, sender state (packet numbers,
+ * recovery, congestion control, pacer queue) and receiver state (ACK tracking).
+ * Configuration fields first, then runtime, then counters.
+ *
+ * Liveness: each side sends a PROBE on every path every probe interval; any
+ * authenticated packet received on a path proves it alive; a path not heard from for
+ * ProbeMissLimit intervals is down until it is heard again. The UE also takes a path
+ * down at once when netlink says its device went down or lost its address.
+ */
+#ifndef MPTUND_PATH_H
+#define MPTUND_PATH_H
+
+#include <sys/socket.h>
+
+#include <mptund/cc.h>
+#include <mptund/sched.h>
+
+#include "acktrack.h"
+#include "config.h"
+#include "pacer.h"
+#include "pkt.h"
+#include "recovery.h"
+
+#define MPT_PATH_RING		32768	/* packets trackable in flight per path */
+
+struct mpt_path_stats {
+	uint64_t tx_pkts, tx_bytes;	/* datagrams sent (all kinds) */
+	uint64_t rx_pkts, rx_bytes;	/* authenticated datagrams received */
+	uint64_t data_tx, data_rx;	/* DATA frames */
+	uint64_t acks_tx, acks_rx;
+	uint64_t probes_tx, probes_rx;
+	uint64_t send_errors;
+	uint64_t ack_errors;		/* ACKs of numbers never sent */
+	uint64_t ptos;			/* probe timeouts fired */
+	uint64_t downs, ups;		/* liveness transitions */
+	uint64_t rebinds;		/* endpoint changed (NAT rebinding) */
+	uint64_t txq_drops;		/* dropped from the pacer queue (path went down) */
+};
+
+struct mpt_path {
+	/* configuration */
+	uint8_t id;
+	char name[MPT_NAME_LEN];
+	uint32_t cost, weight;
+	uint64_t capacity;
+	const struct mpt_cc_ops *cc_ops;
+	bool used;			/* anchor: the UE announced this path id */
+
+	/* endpoint */
+	int fd;				/* UE: own socket; anchor: the listen socket */
+	struct sockaddr_storage remote;
+	socklen_t remote_len;
+
+	/* liveness */
+	bool link_ok;			/* device up and addressed (netmon) */
+	bool admin_up;			/* mptund-ctl path NAME up|down */
+	bool alive;			/* heard from the peer recently */
+	uint64_t last_rx_ns;
+	uint64_t next_probe_ns;
+	uint32_t probe_seq;
+
+	/* sender */
+	uint64_t next_pn;
+	struct mpt_recovery rec;
+	struct mpt_cc cc;
+	struct mpt_rng rng;
+	struct mpt_pacer pacer;
+	struct mpt_pktq txq;		/* scheduled here, waiting for the pacer */
+	uint64_t pto_at;		/* 0: no probe timeout armed */
+	uint32_t pto_backoff;
+	bool app_limited_marked;
+
+	/* receiver */
+	struct mpt_acktrack ackt;
+
+	struct mpt_path_stats st;
+};
+
+/* Usable by the scheduler. */
+static inline bool mpt_path_usable(const struct mpt_path *p)
+{
+	return p->used && p->link_ok && p->admin_up && p->alive && p->remote_len;
+}
+
+/* In flight as schedulers see it: sent and unacked, plus waiting in the pacer. */
+static inline uint64_t mpt_path_in_flight(const struct mpt_path *p)
+{
+	return p->rec.in_flight + p->txq.bytes;
+}
+
+int mpt_path_init(struct mpt_path *p, uint8_t id, const struct mpt_config *cfg,
+		  const struct mpt_path_config *pc, uint64_t seed, uint64_t now,
+		  char *err, size_t errlen);
+void mpt_path_free(struct mpt_path *p, struct mpt_pkt_pool *pool);
+/* Switch the congestion controller (reload / set cc), applying cfg's overrides. */
+int mpt_path_set_cc(struct mpt_path *p, const struct mpt_cc_ops *ops,
+		    const struct mpt_config *cfg, uint64_t now, char *err, size_t errlen);
+/* Forget what is in flight and restart the controller (path went down). */
+void mpt_path_reset(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t now);
+/* The read-only view handed to schedulers. */
+void mpt_path_fill_view(const struct mpt_path *p, struct mpt_path_view *v, uint32_t mtu);
+/* The controller's view of the path. */
+void mpt_path_cc_view(const struct mpt_path *p, struct mpt_cc_path *cp, uint32_t mss);
+
+/* UE: open the path's UDP socket (bound to Device and/or Source). Returns fd. */
+int mpt_path_socket_open(const struct mpt_path_config *pc, char *err, size_t errlen);
+/* Shared by UE path sockets and the anchor's listen socket. */
+int mpt_udp_socket(int family, char *err, size_t errlen);
+
+#endif
