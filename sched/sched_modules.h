@@ -6,5 +6,8 @@
 #include <mptund/sched.h>
 
 extern const struct mpt_sched_ops mpt_sched_rr;
+extern const struct mpt_sched_ops mpt_sched_egreedy;
+extern const struct mpt_sched_ops mpt_sched_exp3;
+extern const struct mpt_sched_ops mpt_sched_olms;
 
 #endif
