@@ -335,9 +335,12 @@ static void olms_on_ack(void *priv, const struct mpt_sched_ctx *ctx, unsigned pa
 			uint64_t acked_bytes)
 {
 	struct olms *o = priv;
-	const struct mpt_path_view *v = &ctx->paths[path];
+	const struct mpt_path_view *v;
 
-	if (path >= MPT_MAX_PATHS || !v->srtt_ns)
+	if (path >= ctx->npaths || path >= MPT_MAX_PATHS)
+		return;
+	v = &ctx->paths[path];
+	if (!v->srtt_ns)
 		return;
 	olms_observe(o, ctx->rng, &o->bw[path], olms_bw_norm(o, v));
 	olms_observe(o, ctx->rng, &o->rtt[path], olms_rtt_norm(o, v));
