@@ -15,6 +15,9 @@ static const struct mpt_sched_ops *const schedulers[] = {
 	&mpt_sched_acpf,
 	&mpt_sched_minrtt,
 	&mpt_sched_wrr,
+	&mpt_sched_egreedy,
+	&mpt_sched_exp3,
+	&mpt_sched_olms,
 };
 
 size_t mpt_sched_count(void)

@@ -10,5 +10,8 @@ extern const struct mpt_sched_ops mpt_sched_cpf;
 extern const struct mpt_sched_ops mpt_sched_acpf;
 extern const struct mpt_sched_ops mpt_sched_minrtt;
 extern const struct mpt_sched_ops mpt_sched_wrr;
+extern const struct mpt_sched_ops mpt_sched_egreedy;
+extern const struct mpt_sched_ops mpt_sched_exp3;
+extern const struct mpt_sched_ops mpt_sched_olms;
 
 #endif

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+/*
+ * exp3 — the TCPPathChanger's flow-level path changer (section 2.2, Figure 2): each
+ * flow (inner 5-tuple hash) is a gambler pinned to one path, and a congestion signal
+ * is its time step. Per flow, weights w_i start at the paths' configured capacities
+ * (view.capacity, scaled by the largest; equal when any is unset). On a congestion
+ * signal for the flow — a loss reported by on_loss on its path since its last step,
+ * or an inner packet carrying ECN CE — and once its backoff allows:
+ *   x   = delivery_rate(path) / max over up paths of delivery_rate      (reward, [0,1])
+ *   w_p = w_p * exp(Gamma * x / (prob_p * K))
+ *   prob_i = (1 - Gamma) * w_i / sum_j w_j + Gamma / K
+ *   draw the new path from prob (restricted to up paths); it may be the same one.
+ * Backoff (section 2.2, "exponential backoff"): after a step the flow takes no other
+ * step for its backoff time; a move doubles the backoff (up to backoff_max_ms), a step
+ * that stays resets it to backoff_base_ms. The paper gives no numbers for the backoff
+ * or Gamma; ours are documented in the tunables.
+ * A pinned path without room holds the packet; a pinned path that went down is left
+ * at once by a draw from prob without a weight update (failover; no reward observed).
+ * Flows live in a bounded LRU table, expire when idle; a new flow draws from the
+ * initial probabilities.
+ */
+#include <math.h>
+
+#include <mptund/sched.h>
+
+#include "sched_modules.h"
+
+#define EXP3_FLOWS_MAX 64
+
+struct exp3_flow {
+	uint32_t hash;
+	uint32_t loss_mark;		/* path's loss_events at the last step */
+	uint64_t seen;
+	uint64_t next_step;		/* no step before this */
+	uint64_t backoff;		/* ns */
+	uint8_t path;
+	bool used;
+	double w[MPT_MAX_PATHS];
+};
+
+struct exp3 {
+	/* tunables */
+	double gamma;
+	double backoff_base_ms;
+	double backoff_max_ms;
+	uint32_t nflows;
+	double idle_ms;
+
+	/* state */
+	uint32_t loss_events[MPT_MAX_PATHS];
+	struct exp3_flow flow[EXP3_FLOWS_MAX];
+
+	/* stats */
+	double weight[MPT_MAX_PATHS], prob[MPT_MAX_PATHS];
+	uint64_t flows_on[MPT_MAX_PATHS];
+	uint64_t flows, steps, moves, backoff_skips, failovers, evictions, expired;
+};
+_Static_assert(sizeof(struct exp3) <= MPT_SCHED_PRIV_SIZE, "exp3 state too large");
+
+static void exp3_probs(const struct exp3 *e, const struct exp3_flow *f, unsigned k,
+		       double *p)
+{
+	double sum = 0;
+
+	for (unsigned i = 0; i < k; i++)
+		sum += f->w[i];
+	for (unsigned i = 0; i < k; i++)
+		p[i] = (1 - e->gamma) * f->w[i] / sum + e->gamma / k;
+}
+
+/* Draw a path from p restricted to the up paths; -1 when none is up. */
+static int exp3_draw(const struct mpt_sched_ctx *ctx, const double *p)
+{
+	double tot = 0, u;
+	int last = -1;
+
+	for (unsigned i = 0; i < ctx->npaths; i++)
+		if (ctx->paths[i].up)
+			tot += p[i];
+	if (tot <= 0)
+		return -1;
+	u = mpt_rng_double(ctx->rng) * tot;
+	for (unsigned i = 0; i < ctx->npaths; i++) {
+		if (!ctx->paths[i].up)
+			continue;
+		last = (int)i;
+		if (u < p[i])
+			return (int)i;
+		u -= p[i];
+	}
+	return last;
+}
+
+/* Session view of the flows: mean weight share and probability, flows per path. */
+static void exp3_refresh_stats(struct exp3 *e, const struct mpt_sched_ctx *ctx)
+{
+	unsigned k = ctx->npaths, n = 0;
+	double p[MPT_MAX_PATHS];
+
+	for (unsigned i = 0; i < MPT_MAX_PATHS; i++) {
+		e->weight[i] = e->prob[i] = 0;
+		e->flows_on[i] = 0;
+	}
+	for (unsigned j = 0; j < MPT_MIN(e->nflows, EXP3_FLOWS_MAX); j++) {
+		const struct exp3_flow *f = &e->flow[j];
+		double sum = 0;
+
+		if (!f->used)
+			continue;
+		n++;
+		exp3_probs(e, f, k, p);
+		for (unsigned i = 0; i < k; i++)
+			sum += f->w[i];
+		for (unsigned i = 0; i < k; i++) {
+			e->weight[i] += f->w[i] / sum;
+			e->prob[i] += p[i];
+		}
+		e->flows_on[f->path]++;
+	}
+	for (unsigned i = 0; n && i < k; i++) {
+		e->weight[i] /= n;
+		e->prob[i] /= n;
+	}
+	e->flows = n;
+}
+
+static void exp3_init(void *priv, const struct mpt_sched_ctx *ctx)
+{
+	struct exp3 *e = priv;
+
+	for (unsigned j = 0; j < EXP3_FLOWS_MAX; j++)
+		e->flow[j].used = false;
+	for (unsigned i = 0; i < MPT_MAX_PATHS; i++)
+		e->loss_events[i] = 0;
+	exp3_refresh_stats(e, ctx);
+}
+
+/* Initial weights: configured capacities scaled by the largest, else all 1. */
+static void exp3_flow_start(struct exp3 *e, const struct mpt_sched_ctx *ctx,
+			    struct exp3_flow *f)
+{
+	uint64_t cmax = 0;
+	bool all = true;
+
+	for (unsigned i = 0; i < ctx->npaths; i++) {
+		if (!ctx->paths[i].capacity)
+			all = false;
+		cmax = MPT_MAX(cmax, ctx->paths[i].capacity);
+	}
+	for (unsigned i = 0; i < MPT_MAX_PATHS; i++)
+		f->w[i] = all && i < ctx->npaths ?
+			(double)ctx->paths[i].capacity / (double)cmax : 1.0;
+	f->backoff = (uint64_t)(e->backoff_base_ms * 1e6);
+	f->next_step = 0;
+}
+
+/* The flow's slot: found (not expired), or a free/expired one, or the LRU one. */
+static struct exp3_flow *exp3_flow(struct exp3 *e, const struct mpt_sched_ctx *ctx,
+				   uint32_t hash, bool *fresh)
+{
+	uint64_t idle = (uint64_t)(e->idle_ms * 1e6);
+	struct exp3_flow *lru = NULL;
+
+	for (unsigned j = 0; j < MPT_MIN(e->nflows, EXP3_FLOWS_MAX); j++) {
+		struct exp3_flow *f = &e->flow[j];
+
+		if (f->used && ctx->now - f->seen > idle) {
+			f->used = false;
+			e->expired++;
+		}
+		if (f->used && f->hash == hash) {
+			*fresh = false;
+			return f;
+		}
+		if (!lru || (lru->used && (!f->used || f->seen < lru->seen)))
+			lru = f;
+	}
+	if (lru->used)
+		e->evictions++;
+	lru->used = false;
+	lru->hash = hash;
+	*fresh = true;
+	return lru;
+}
+
+/* One EXP3 step (Figure 2) for flow f on its current path. */
+static void exp3_step(struct exp3 *e, const struct mpt_sched_ctx *ctx,
+		      struct exp3_flow *f)
+{
+	unsigned k = ctx->npaths, cur = f->path;
+	double p[MPT_MAX_PATHS], best = 0, x = 0, wmax = 0;
+	int next;
+
+	for (unsigned i = 0; i < k; i++)
+		if (ctx->paths[i].up)
+			best = MPT_MAX(best, (double)ctx->paths[i].delivery_rate);
+	if (best > 0)
+		x = MPT_MIN(1.0, (double)ctx->paths[cur].delivery_rate / best);
+	exp3_probs(e, f, k, p);
+	f->w[cur] *= exp(e->gamma * x / (p[cur] * k));
+	for (unsigned i = 0; i < k; i++)
+		wmax = MPT_MAX(wmax, f->w[i]);
+	if (wmax > 1e200)	/* prob is scale-free: keep the weights finite */
+		for (unsigned i = 0; i < k; i++)
+			f->w[i] /= wmax;
+	exp3_probs(e, f, k, p);
+	next = exp3_draw(ctx, p);
+	e->steps++;
+	f->next_step = ctx->now + f->backoff;
+	if (next >= 0 && (unsigned)next != cur) {
+		f->path = (uint8_t)next;
+		e->moves++;
+		f->backoff = MPT_MIN(2 * f->backoff, (uint64_t)(e->backoff_max_ms * 1e6));
+	} else {
+		f->backoff = (uint64_t)(e->backoff_base_ms * 1e6);
+	}
+	f->loss_mark = e->loss_events[f->path];
+	exp3_refresh_stats(e, ctx);
+}
+
+static uint32_t exp3_pick(void *priv, const struct mpt_sched_ctx *ctx,
+			  const struct mpt_pkt_meta *pkt)
+{
+	struct exp3 *e = priv;
+	double p[MPT_MAX_PATHS];
+	struct exp3_flow *f;
+	const struct mpt_path_view *v;
+	bool fresh;
+
+	f = exp3_flow(e, ctx, pkt->flow_hash, &fresh);
+	if (fresh || f->path >= ctx->npaths || !ctx->paths[f->path].up) {
+		int next;
+
+		if (fresh)
+			exp3_flow_start(e, ctx, f);
+		exp3_probs(e, f, ctx->npaths, p);
+		next = exp3_draw(ctx, p);
+		if (next < 0)
+			return 0;	/* no path up: the flow is not created */
+		if (!fresh)
+			e->failovers++;
+		f->used = true;
+		f->path = (uint8_t)next;
+		f->loss_mark = e->loss_events[next];
+		f->seen = ctx->now;
+		exp3_refresh_stats(e, ctx);
+	}
+	f->seen = ctx->now;
+	if (pkt->ecn == 3 || e->loss_events[f->path] != f->loss_mark) {
+		if (ctx->now >= f->next_step) {
+			exp3_step(e, ctx, f);
+		} else {
+			e->backoff_skips++;
+			f->loss_mark = e->loss_events[f->path];
+		}
+	}
+	v = &ctx->paths[f->path];
+	if (!mpt_path_has_room(v, v->cwnd))
+		return 0;
+	return 1u << f->path;
+}
+
+static void exp3_on_loss(void *priv, const struct mpt_sched_ctx *ctx, unsigned path,
+			 uint64_t lost_bytes)
+{
+	struct exp3 *e = priv;
+
+	if (path < MPT_MAX_PATHS)
+		e->loss_events[path]++;
+}
+
+static void exp3_tick(void *priv, const struct mpt_sched_ctx *ctx)
+{
+	struct exp3 *e = priv;
+	uint64_t idle = (uint64_t)(e->idle_ms * 1e6);
+	bool changed = false;
+
+	for (unsigned j = 0; j < EXP3_FLOWS_MAX; j++) {
+		struct exp3_flow *f = &e->flow[j];
+
+		if (f->used && ctx->now - f->seen > idle) {
+			f->used = false;
+			e->expired++;
+			changed = true;
+		}
+	}
+	if (changed)
+		exp3_refresh_stats(e, ctx);
+}
+
+static const struct mpt_param exp3_params[] = {
+	{ .name = "gamma", .type = MPT_PARAM_DOUBLE, .offset = offsetof(struct exp3, gamma),
+	  .min = 0.001, .max = 1, .def = 0.1,
+	  .help = "EXP3 exploration Gamma (Figure 2; the paper gives no value and saw "
+		  "no effect of it, 3.1)" },
+	{ .name = "backoff_base_ms", .type = MPT_PARAM_DOUBLE,
+	  .offset = offsetof(struct exp3, backoff_base_ms), .min = 1, .max = 3600000,
+	  .def = 200,
+	  .help = "first wait between a flow's EXP3 steps, ms (2.2 exponential backoff; no "
+		  "value in the paper: TCP's minimum RTO, its RTO hook, 2.5)" },
+	{ .name = "backoff_max_ms", .type = MPT_PARAM_DOUBLE,
+	  .offset = offsetof(struct exp3, backoff_max_ms), .min = 1, .max = 3600000,
+	  .def = 12800,
+	  .help = "cap of the doubling backoff, ms (2.2; no value in the paper: "
+		  "200 ms * 2^6)" },
+	{ .name = "flows", .type = MPT_PARAM_U32, .offset = offsetof(struct exp3, nflows),
+	  .min = 1, .max = EXP3_FLOWS_MAX, .def = EXP3_FLOWS_MAX,
+	  .help = "flows tracked (LRU), each with its own weights (2.5 connection map)" },
+	{ .name = "idle_ms", .type = MPT_PARAM_DOUBLE, .offset = offsetof(struct exp3, idle_ms),
+	  .min = 1, .max = 86400000, .def = 30000,
+	  .help = "a flow idle this long is forgotten, ms (2.5: state cleaned on close)" },
+};
+
+static const struct mpt_stat exp3_stats[] = {
+	{ .name = "weight", .type = MPT_STAT_DOUBLE, .kind = MPT_STAT_GAUGE,
+	  .per_path = true, .offset = offsetof(struct exp3, weight),
+	  .help = "mean over flows of w_i / sum w" },
+	{ .name = "prob", .type = MPT_STAT_DOUBLE, .kind = MPT_STAT_GAUGE, .per_path = true,
+	  .offset = offsetof(struct exp3, prob), .help = "mean over flows of prob_i" },
+	{ .name = "flows_on", .type = MPT_STAT_U64, .kind = MPT_STAT_GAUGE, .per_path = true,
+	  .offset = offsetof(struct exp3, flows_on), .help = "flows pinned to the path" },
+	{ .name = "flows", .type = MPT_STAT_U64, .kind = MPT_STAT_GAUGE,
+	  .offset = offsetof(struct exp3, flows), .help = "flows tracked" },
+	{ .name = "steps", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct exp3, steps),
+	  .help = "EXP3 steps taken on congestion signals" },
+	{ .name = "moves", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct exp3, moves), .help = "steps that moved the flow" },
+	{ .name = "backoff_skips", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct exp3, backoff_skips),
+	  .help = "congestion signals ignored during backoff" },
+	{ .name = "failovers", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct exp3, failovers),
+	  .help = "flows redrawn because their path went down" },
+	{ .name = "flow_evictions", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct exp3, evictions),
+	  .help = "flows dropped from the full table (LRU)" },
+	{ .name = "flows_expired", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct exp3, expired), .help = "flows forgotten when idle" },
+};
+
+const struct mpt_sched_ops mpt_sched_exp3 = {
+	.name = "exp3",
+	.summary = "flows pinned to paths, moved by EXP3 on congestion with backoff "
+		   "(TCPPathChanger, 2.2)",
+	.pick = exp3_pick,
+	.init = exp3_init,
+	.on_loss = exp3_on_loss,
+	.tick = exp3_tick,
+	.tick_ns = 100 * MPT_NSEC_PER_MSEC,
+	.priv_size = sizeof(struct exp3),
+	.params = exp3_params,
+	.nparams = MPT_ARRAY_SIZE(exp3_params),
+	.stats = exp3_stats,
+	.nstats = MPT_ARRAY_SIZE(exp3_stats),
+};

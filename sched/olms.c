@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: MIT
+/*
+ * olms — Online Learning Multi-path Scheduling (Cai, Chen, Zhang, Lui, IEEE TNSE 2025).
+ *
+ * Algorithm 1, per decision t (a decision cycle of n packets shares one LP, VI-E2):
+ *   for each up path i: b^_i ~ Beta(S_i^B + 1, N_i^B - S_i^B + 1)      (Thompson)
+ *                       r^_i ~ Beta(S_i^R + 1, N_i^R - S_i^R + 1)
+ *   v_t = LP of the application on (b^, r^), over the up paths:
+ *     maxrtt, eq. (4): max v.b^ s.t. r^_i v_i <= C_r, 0 <= v <= 1, sum v = L
+ *     bwcap,  eq. (8): min max_i v_i r^_i s.t. v.b^ <= C_b, 0 <= v <= 1, sum v = L
+ *   infeasible -> minRTT (section III-B);
+ *   else dependent rounding of v_t to a set of exactly L paths (systematic sampling:
+ *   one uniform u, path i is in the set iff [cum_{i-1}, cum_i) holds one of
+ *   u, u+1, ..., u+L-1; P(i in set) = v_i exactly, |set| = L), then the path of the
+ *   set with the highest v_i that has room (III-B; or, tunable, a uniformly random one
+ *   of the set as in V and VI-B). No member with room: hold.
+ * On each ACK of path i (Algorithm 1 lines 12-18, section V): measure
+ *   b = cwnd / srtt and r = srtt, both normalised by the scales (VI-B: 100 Mbit/s,
+ *   100 ms) and clipped to [0, 1]; run Algorithm 2's MONITOR on each; then one
+ *   Bernoulli trial each: S += Bernoulli(b), N += 1.
+ * MONITOR (Algorithm 2), per series, once N >= q: mu = (S+1)/(N+2) and sigma the
+ *   Beta(S+1, N-S+1) standard deviation; a measurement with |x - mu| > delta sigma
+ *   counts a deviation, a conforming one clears the count (deviations must be
+ *   consecutive, section V); more than h in a row reset that series' S and N.
+ *   (Algorithm 2 prints mu = (S+1)/N; we use the mean of the very Beta whose sigma
+ *   the same line gives.)
+ * Violation (eq. 3, 7, 11): G(p_t) > 0 measured on the picked path's current view.
+ */
+#include <math.h>
+
+#include <mptund/sched.h>
+
+#include "olms_lp.h"
+#include "pathsel.h"
+#include "sched_modules.h"
+
+enum olms_app { OLMS_MAXRTT, OLMS_BWCAP };
+enum olms_choice { OLMS_HIGHEST, OLMS_RANDOM };
+
+/* One Beta posterior (S successes of N Bernoulli trials) and its monitor. */
+struct olms_post {
+	uint32_t s, n;
+	uint32_t dev;			/* consecutive deviations (Algorithm 2's c) */
+	double ga_d, ga_c, gb_d, gb_c;	/* Marsaglia-Tsang constants of both Gammas */
+};
+
+struct olms {
+	/* tunables */
+	uint32_t app;
+	double c_r_ms;
+	double c_b_mbit;
+	uint32_t l;
+	double rtt_scale_ms;
+	double bw_scale_mbit;
+	uint32_t cycle;
+	uint32_t choice;
+	bool monitor;
+	uint32_t mon_q;
+	double mon_delta;
+	uint32_t mon_h;
+
+	/* state */
+	struct olms_post bw[MPT_MAX_PATHS], rtt[MPT_MAX_PATHS];
+	uint32_t cycle_left;
+	uint32_t solved_mask;		/* up paths the current v was solved for */
+	bool feasible;
+	bool have_spare;
+	double spare;			/* second normal of the polar method */
+
+	/* stats */
+	double v[MPT_MAX_PATHS];
+	double bw_mean[MPT_MAX_PATHS], rtt_mean[MPT_MAX_PATHS];
+	uint64_t picks[MPT_MAX_PATHS], in_set[MPT_MAX_PATHS];
+	uint64_t decisions, lp_solves, violations, infeasible, resets, holds;
+	double violation_sum;
+};
+_Static_assert(sizeof(struct olms) <= MPT_SCHED_PRIV_SIZE, "olms state too large");
+
+/* Standard normal, Marsaglia's polar method (two per round, one kept). */
+static double olms_normal(struct olms *o, struct mpt_rng *rng)
+{
+	double x, y, s;
+
+	if (o->have_spare) {
+		o->have_spare = false;
+		return o->spare;
+	}
+	do {
+		x = 2 * mpt_rng_double(rng) - 1;
+		y = 2 * mpt_rng_double(rng) - 1;
+		s = x * x + y * y;
+	} while (s >= 1 || s == 0);
+	s = sqrt(-2 * log(s) / s);
+	o->spare = y * s;
+	o->have_spare = true;
+	return x * s;
+}
+
+/* Gamma(a), a >= 1, Marsaglia-Tsang with d = a - 1/3, c = 1 / sqrt(9 d). */
+static double olms_gamma(struct olms *o, struct mpt_rng *rng, double d, double c)
+{
+	for (;;) {
+		double x, v, u;
+
+		do {
+			x = olms_normal(o, rng);
+			v = 1 + c * x;
+		} while (v <= 0);
+		v = v * v * v;
+		u = mpt_rng_double(rng);
+		if (u < 1 - 0.0331 * (x * x) * (x * x))
+			return d * v;
+		if (log(u) < 0.5 * x * x + d * (1 - v + log(v)))
+			return d * v;
+	}
+}
+
+static void olms_post_prepare(struct olms_post *p)
+{
+	double a = p->s + 1.0, b = (double)(p->n - p->s) + 1.0;
+
+	p->ga_d = a - 1.0 / 3;
+	p->ga_c = 1 / sqrt(9 * p->ga_d);
+	p->gb_d = b - 1.0 / 3;
+	p->gb_c = 1 / sqrt(9 * p->gb_d);
+}
+
+/* Thompson sample of Beta(S + 1, N - S + 1) (Algorithm 1 lines 6-7). */
+static double olms_sample(struct olms *o, struct mpt_rng *rng, const struct olms_post *p)
+{
+	double x, y;
+
+	if (p->n == 0)
+		return mpt_rng_double(rng);	/* Beta(1, 1) */
+	x = olms_gamma(o, rng, p->ga_d, p->ga_c);
+	y = olms_gamma(o, rng, p->gb_d, p->gb_c);
+	return x / (x + y);
+}
+
+static double olms_mean(const struct olms_post *p)
+{
+	return (p->s + 1.0) / (p->n + 2.0);
+}
+
+/* Algorithm 2 on measurement x; true when it reinitialised the statistics. */
+static bool olms_monitor(const struct olms *o, struct olms_post *p, double x)
+{
+	double n = p->n, s = p->s, mu, sigma;
+
+	if (!o->monitor || p->n < o->mon_q)
+		return false;
+	mu = (s + 1) / (n + 2);
+	sigma = sqrt((s + 1) * (n - s + 1) / ((n + 3) * (n + 2) * (n + 2)));
+	if (fabs(x - mu) <= o->mon_delta * sigma) {
+		p->dev = 0;
+		return false;
+	}
+	if (++p->dev <= o->mon_h)
+		return false;
+	p->s = p->n = 0;
+	p->dev = 0;
+	return true;
+}
+
+static void olms_observe(struct olms *o, struct mpt_rng *rng, struct olms_post *p,
+			 double x)
+{
+	if (olms_monitor(o, p, x))
+		o->resets++;
+	if (mpt_rng_double(rng) < x)
+		p->s++;
+	p->n++;
+	olms_post_prepare(p);
+}
+
+static double clip01(double x)
+{
+	return x < 0 ? 0 : (x > 1 ? 1 : x);
+}
+
+static double olms_rtt_norm(const struct olms *o, const struct mpt_path_view *v)
+{
+	return clip01((double)v->srtt_ns / (o->rtt_scale_ms * 1e6));
+}
+
+/* cwnd / srtt (section V), normalised; 0 without an RTT sample */
+static double olms_bw_norm(const struct olms *o, const struct mpt_path_view *v)
+{
+	if (!v->srtt_ns)
+		return 0;
+	return clip01((double)v->cwnd * 1e9 / (double)v->srtt_ns /
+		      (o->bw_scale_mbit * 125000.0));
+}
+
+static void olms_init(void *priv, const struct mpt_sched_ctx *ctx)
+{
+	struct olms *o = priv;
+
+	for (unsigned i = 0; i < MPT_MAX_PATHS; i++) {
+		o->bw[i] = (struct olms_post){ 0 };
+		o->rtt[i] = (struct olms_post){ 0 };
+		olms_post_prepare(&o->bw[i]);
+		olms_post_prepare(&o->rtt[i]);
+		o->bw_mean[i] = o->rtt_mean[i] = 0.5;
+		o->v[i] = 0;
+	}
+	o->cycle_left = 0;
+	o->solved_mask = 0;
+	o->feasible = false;
+	o->have_spare = false;
+}
+
+static void olms_params_changed(void *priv)
+{
+	struct olms *o = priv;
+
+	o->cycle_left = 0;	/* re-solve with the new constants */
+}
+
+/* Thompson-sample the up paths and solve the application's LP into o->v. */
+static void olms_solve(struct olms *o, const struct mpt_sched_ctx *ctx, uint32_t up)
+{
+	double b[MPT_MAX_PATHS], r[MPT_MAX_PATHS], v[MPT_MAX_PATHS], opt, l;
+	unsigned idx[MPT_MAX_PATHS], k = 0;
+	int err;
+
+	for (unsigned i = 0; i < ctx->npaths; i++) {
+		o->v[i] = 0;
+		if (!(up & (1u << i)))
+			continue;
+		b[k] = olms_sample(o, ctx->rng, &o->bw[i]);
+		r[k] = olms_sample(o, ctx->rng, &o->rtt[i]);
+		idx[k++] = i;
+	}
+	l = MPT_MIN(o->l, k - 1);	/* 1 <= L < K (section III-A) */
+	if (o->app == OLMS_MAXRTT)
+		err = mpt_olms_lp_maxrtt(k, b, r, o->c_r_ms / o->rtt_scale_ms, l, v, &opt);
+	else
+		err = mpt_olms_lp_bwcap(k, b, r, o->c_b_mbit / o->bw_scale_mbit, l, v, &opt);
+	o->feasible = err == 0;
+	if (o->feasible)
+		for (unsigned j = 0; j < k; j++)
+			o->v[idx[j]] = v[j];
+	o->solved_mask = up;
+	o->lp_solves++;
+}
+
+/* Dependent rounding by systematic sampling: a set of L paths, P(i) = v_i. */
+static uint32_t olms_round(const struct olms *o, const struct mpt_sched_ctx *ctx)
+{
+	double pos = mpt_rng_double(ctx->rng), cum = 0;
+	uint32_t set = 0;
+
+	for (unsigned i = 0; i < ctx->npaths; i++) {
+		cum += o->v[i];
+		if (o->v[i] > 0 && pos < cum) {
+			set |= 1u << i;
+			pos += 1;
+		}
+	}
+	return set;
+}
+
+static void olms_account(struct olms *o, const struct mpt_sched_ctx *ctx, unsigned p)
+{
+	const struct mpt_path_view *v = &ctx->paths[p];
+	double g;
+
+	if (o->app == OLMS_MAXRTT)	/* eq. (7) */
+		g = olms_rtt_norm(o, v) - o->c_r_ms / o->rtt_scale_ms;
+	else				/* eq. (11) */
+		g = olms_bw_norm(o, v) - o->c_b_mbit / o->bw_scale_mbit;
+	if (g > 0) {
+		o->violations++;
+		o->violation_sum += g;
+	}
+	o->picks[p]++;
+	o->decisions++;
+}
+
+static uint32_t olms_pick(void *priv, const struct mpt_sched_ctx *ctx,
+			  const struct mpt_pkt_meta *pkt)
+{
+	struct olms *o = priv;
+	uint32_t up = 0, room, set;
+	int best = -1;
+
+	for (unsigned i = 0; i < ctx->npaths; i++)
+		if (ctx->paths[i].up)
+			up |= 1u << i;
+	room = mpt_pathsel_room_mask(ctx);
+	if (__builtin_popcount(up) < 2) {	/* nothing to learn or to choose */
+		if (!room)
+			goto hold;
+		best = __builtin_ctz(room);
+		goto done;
+	}
+	if (o->cycle_left == 0 || up != o->solved_mask) {
+		olms_solve(o, ctx, up);
+		o->cycle_left = o->cycle;
+	}
+	o->cycle_left--;
+	if (!o->feasible) {
+		best = mpt_pathsel_minrtt(ctx);
+		if (best < 0)
+			goto hold;
+		o->infeasible++;
+		goto done;
+	}
+	set = olms_round(o, ctx);
+	for (uint32_t m = set; m; m &= m - 1)
+		o->in_set[__builtin_ctz(m)]++;
+	set &= room;
+	if (!set)
+		goto hold;
+	if (o->choice == OLMS_RANDOM) {
+		best = (int)mpt_pathsel_random(ctx->rng, set);
+	} else {
+		for (uint32_t m = set; m; m &= m - 1) {
+			int i = __builtin_ctz(m);
+
+			if (best < 0 || o->v[i] > o->v[best])
+				best = i;
+		}
+	}
+done:
+	olms_account(o, ctx, (unsigned)best);
+	return 1u << best;
+hold:
+	o->holds++;
+	return 0;
+}
+
+static void olms_on_ack(void *priv, const struct mpt_sched_ctx *ctx, unsigned path,
+			uint64_t acked_bytes)
+{
+	struct olms *o = priv;
+	const struct mpt_path_view *v;
+
+	if (path >= ctx->npaths || path >= MPT_MAX_PATHS)
+		return;
+	v = &ctx->paths[path];
+	if (!v->srtt_ns)
+		return;
+	olms_observe(o, ctx->rng, &o->bw[path], olms_bw_norm(o, v));
+	olms_observe(o, ctx->rng, &o->rtt[path], olms_rtt_norm(o, v));
+	o->bw_mean[path] = olms_mean(&o->bw[path]);
+	o->rtt_mean[path] = olms_mean(&o->rtt[path]);
+}
+
+static const char *const olms_apps[] = { "maxrtt", "bwcap", NULL };
+static const char *const olms_choices[] = { "highest", "random", NULL };
+
+static const struct mpt_param olms_params[] = {
+	{ .name = "app", .type = MPT_PARAM_ENUM, .offset = offsetof(struct olms, app),
+	  .min = 0, .max = 1, .def = OLMS_MAXRTT, .enum_names = olms_apps,
+	  .help = "application: maxrtt = max bandwidth under an RTT cap (IV-A, eq. 4), "
+		  "bwcap = min max RTT under a bandwidth cap (IV-B, eq. 8)" },
+	{ .name = "c_r_ms", .type = MPT_PARAM_DOUBLE, .offset = offsetof(struct olms, c_r_ms),
+	  .min = 0, .max = 10000, .def = 50,
+	  .help = "maxrtt: RTT threshold C_r, ms (eq. 4; 50 ms = 0.5 in VI-B)" },
+	{ .name = "c_b_mbit", .type = MPT_PARAM_DOUBLE,
+	  .offset = offsetof(struct olms, c_b_mbit), .min = 0, .max = 100000, .def = 40,
+	  .help = "bwcap: bandwidth threshold C_b, Mbit/s (eq. 8; 40 Mbit/s = 0.4 in VI-C)" },
+	{ .name = "l", .type = MPT_PARAM_U32, .offset = offsetof(struct olms, l),
+	  .min = 1, .max = MPT_MAX_PATHS - 1, .def = 2,
+	  .help = "size L of the rounded path set, sum v = L, capped at K-1 (III-A; L = 2 "
+		  "in VI-B, VI-C)" },
+	{ .name = "rtt_scale_ms", .type = MPT_PARAM_DOUBLE,
+	  .offset = offsetof(struct olms, rtt_scale_ms), .min = 0.1, .max = 100000,
+	  .def = 100, .help = "RTT normalisation scale, ms: r = srtt / scale (VI-B)" },
+	{ .name = "bw_scale_mbit", .type = MPT_PARAM_DOUBLE,
+	  .offset = offsetof(struct olms, bw_scale_mbit), .min = 0.001, .max = 1000000,
+	  .def = 100,
+	  .help = "bandwidth normalisation scale, Mbit/s: b = cwnd/srtt / scale (V, VI-B)" },
+	{ .name = "decision_cycle", .type = MPT_PARAM_U32,
+	  .offset = offsetof(struct olms, cycle), .min = 1, .max = 10000, .def = 1,
+	  .help = "packets sharing one sampled LP solution (cyclic LP solving, VI-E2)" },
+	{ .name = "choice", .type = MPT_PARAM_ENUM, .offset = offsetof(struct olms, choice),
+	  .min = 0, .max = 1, .def = OLMS_HIGHEST, .enum_names = olms_choices,
+	  .help = "path taken from the rounded set: highest v (III-B) or uniformly "
+		  "random (V, VI-B)" },
+	{ .name = "monitor", .type = MPT_PARAM_BOOL, .offset = offsetof(struct olms, monitor),
+	  .min = 0, .max = 1, .def = 1,
+	  .help = "run the measurement monitor that resets shifted statistics "
+		  "(Algorithm 2, III-C; 'OLMS with PM', VI-D3)" },
+	{ .name = "monitor_q", .type = MPT_PARAM_U32, .offset = offsetof(struct olms, mon_q),
+	  .min = 1, .max = 1000000, .def = 20,
+	  .help = "monitor: measurements before it judges, q (Algorithm 2; q = 20, VI-D3)" },
+	{ .name = "monitor_delta", .type = MPT_PARAM_DOUBLE,
+	  .offset = offsetof(struct olms, mon_delta), .min = 0.1, .max = 100, .def = 3,
+	  .help = "monitor: deviation threshold in posterior sigmas, delta (Algorithm 2; "
+		  "delta = 3, VI-D3)" },
+	{ .name = "monitor_h", .type = MPT_PARAM_U32, .offset = offsetof(struct olms, mon_h),
+	  .min = 0, .max = 100000, .def = 3,
+	  .help = "monitor: reset after more than h consecutive deviations (Algorithm 2; "
+		  "h = 3, VI-D3)" },
+};
+
+static const struct mpt_stat olms_stats[] = {
+	{ .name = "bw_mean", .type = MPT_STAT_DOUBLE, .kind = MPT_STAT_GAUGE,
+	  .per_path = true, .offset = offsetof(struct olms, bw_mean),
+	  .help = "posterior mean of the normalised bandwidth, (S+1)/(N+2)" },
+	{ .name = "rtt_mean", .type = MPT_STAT_DOUBLE, .kind = MPT_STAT_GAUGE,
+	  .per_path = true, .offset = offsetof(struct olms, rtt_mean),
+	  .help = "posterior mean of the normalised RTT, (S+1)/(N+2)" },
+	{ .name = "v", .type = MPT_STAT_DOUBLE, .kind = MPT_STAT_GAUGE, .per_path = true,
+	  .offset = offsetof(struct olms, v),
+	  .help = "current path scheduling vector v_t (0 while infeasible)" },
+	{ .name = "in_set", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER, .per_path = true,
+	  .offset = offsetof(struct olms, in_set),
+	  .help = "decisions whose rounded set held the path" },
+	{ .name = "picks", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER, .per_path = true,
+	  .offset = offsetof(struct olms, picks), .help = "packets scheduled on the path" },
+	{ .name = "decisions", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct olms, decisions), .help = "packets scheduled" },
+	{ .name = "lp_solves", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct olms, lp_solves),
+	  .help = "Thompson samples + LP solutions" },
+	{ .name = "violations", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct olms, violations),
+	  .help = "decisions with G(p_t) > 0 on the picked path (eq. 3, 7, 11)" },
+	{ .name = "violation_sum", .type = MPT_STAT_DOUBLE, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct olms, violation_sum),
+	  .help = "sum of G(p_t)+, normalised units (eq. 3)" },
+	{ .name = "infeasible", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct olms, infeasible),
+	  .help = "decisions that fell back to minRTT: LP infeasible (III-B)" },
+	{ .name = "monitor_resets", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct olms, resets),
+	  .help = "statistics reinitialised by the monitor (Algorithm 2)" },
+	{ .name = "holds", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct olms, holds),
+	  .help = "packets held: no path of the set had room" },
+};
+
+const struct mpt_sched_ops mpt_sched_olms = {
+	.name = "olms",
+	.summary = "online learning: Thompson sampling + constrained LP (Cai et al., OLMS)",
+	.pick = olms_pick,
+	.init = olms_init,
+	.on_ack = olms_on_ack,
+	.params_changed = olms_params_changed,
+	.priv_size = sizeof(struct olms),
+	.params = olms_params,
+	.nparams = MPT_ARRAY_SIZE(olms_params),
+	.stats = olms_stats,
+	.nstats = MPT_ARRAY_SIZE(olms_stats),
+};
