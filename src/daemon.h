@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon: configuration, the event loop and its watchers, the TUN device, the
+ * UDP sockets, the sessions, netlink and the control socket. Configuration and
+ * runtime are kept apart; watchers are embedded in the structs that own them.
+ */
+#ifndef MPTUND_DAEMON_H
+#define MPTUND_DAEMON_H
+
+#include <ev.h>
+
+#include "config.h"
+#include "netmon.h"
+#include "noise.h"
+#include "pkt.h"
+#include "ratelimit.h"
+#include "session.h"
+#include "siphash.h"
+#include "tun.h"
+
+#define MPT_RX_BATCH		32
+#define MPT_TUN_BATCH		64
+#define MPT_MAX_SESSIONS	65535	/* session index lives in the low 16 bits of
+					 * our keypair indices */
+
+struct mpt_ctl_server;
+
+struct mpt_daemon_stats {
+	uint64_t rx_datagrams;
+	uint64_t drops[MPT_WIRE_REASON_COUNT];	/* before a session was found */
+	uint64_t truncated;			/* datagram larger than our buffers */
+	uint64_t tun_no_session;		/* TUN packet for no established session */
+	uint64_t tun_bad_packet;		/* TUN packet that does not parse */
+	uint64_t pool_exhausted;
+	uint64_t reloads, reload_errors;
+};
+
+struct mpt_daemon {
+	/* configuration */
+	struct mpt_config cfg;
+	char config_path[256];
+	char instance[64];
+	uint32_t inner_mtu;
+
+	/* runtime */
+	struct ev_loop *loop;
+	uint64_t start_ns;
+	struct mpt_pkt_pool pool;
+	struct mpt_noise_local local;
+	struct mpt_ratelimit hs_limit;
+	struct mpt_siphash_key flow_key;
+	struct mpt_rng rng;
+
+	struct mpt_tun tun;
+	ev_io tun_io;
+	int listen_fd;				/* anchor */
+	ev_io listen_io;
+	int path_fd[MPT_MAX_PATHS];		/* UE: one socket per configured path */
+	ev_io path_io[MPT_MAX_PATHS];
+	struct mpt_netmon nm;
+	bool nm_open;
+	ev_io nm_io;
+	ev_signal sig_term, sig_int, sig_hup;
+	struct mpt_ctl_server *ctl;
+
+	struct mpt_session *sessions;		/* UE: one; anchor: one per [Peer] */
+	unsigned nsessions;
+	struct mpt_session *dirty;		/* to flush after the current batch */
+
+	struct log_ratelimit rl;
+	struct mpt_daemon_stats st;
+};
+
+int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
+		     size_t errlen);
+void mpt_daemon_stop(struct mpt_daemon *d);
+int mpt_daemon_reload(struct mpt_daemon *d, char *err, size_t errlen);
+
+/* Mark a session for flushing at the end of the current batch. */
+static inline void mpt_daemon_mark(struct mpt_daemon *d, struct mpt_session *s)
+{
+	if (!s->dirty) {
+		s->dirty = true;
+		s->dirty_next = d->dirty;
+		d->dirty = s;
+	}
+}
+void mpt_daemon_flush_dirty(struct mpt_daemon *d, uint64_t now);
+
+/* Handshake glue (handshake.c). */
+void mpt_hs_ue_start(struct mpt_session *s, uint64_t now);
+void mpt_hs_on_datagram(struct mpt_daemon *d, int type, uint8_t *buf, size_t len,
+			int fd, const struct sockaddr_storage *from, socklen_t fromlen,
+			int path_hint, uint64_t now);
+uint32_t mpt_hs_new_index(struct mpt_daemon *d, unsigned session_idx);
+
+/* Datagram reception (rx.c). */
+void mpt_rx_datagram(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, size_t len,
+		     int fd, const struct sockaddr_storage *from, socklen_t fromlen,
+		     int path_hint, uint64_t now);
+void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint);
+/* TUN reading and writing (tunio.c). */
+void mpt_tun_readable(struct mpt_daemon *d);
+void mpt_tun_deliver(void *arg, uint64_t dsn, void *pkt, uint32_t len,
+		     enum mpt_reorder_why why);
+struct mpt_session *mpt_daemon_session_for_dst(struct mpt_daemon *d, int family,
+					       const void *addr);
+
+/* Sending a sealed datagram on a path (tx accounting in the caller). */
+int mpt_daemon_sendto(struct mpt_daemon *d, struct mpt_path *p, const uint8_t *buf,
+		      size_t len);
+
+#endif

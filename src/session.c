@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Session life cycle: set-up and teardown, keypairs, the scheduler instance (and
+ * switching it live), the scheduler queue, and the session timer.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon.h"
+#include "log.h"
+#include "session.h"
+
+static void session_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct mpt_session *s = (struct mpt_session *)((char *)w -
+						       offsetof(struct mpt_session, timer));
+	uint64_t now = mpt_now_ns();
+
+	mpt_session_on_timer(s, now);
+	mpt_daemon_mark(s->d, s);
+	mpt_daemon_flush_dirty(s->d, now);
+}
+
+int mpt_session_init(struct mpt_session *s, struct mpt_daemon *d, unsigned idx,
+		     const struct mpt_peer_config *peer, char *err, size_t errlen)
+{
+	const struct mpt_config *cfg = &d->cfg;
+	const struct mpt_sched_ops *ops;
+	uint64_t now = mpt_now_ns();
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->d = d;
+	s->idx = idx;
+	s->peer = peer;
+	snprintf(s->name, sizeof(s->name), "%s", peer->name);
+	mpt_rng_seed(&s->rng, mpt_rng_u64(&d->rng));
+	s->next_dsn = mpt_rng_u64(&s->rng) >> 16;	/* restarts look like a jump */
+	s->sched_priv = aligned_alloc(64, MPT_SCHED_PRIV_SIZE);
+	if (!s->sched_priv) {
+		snprintf(err, errlen, "session %s: out of memory", s->name);
+		return -ENOMEM;
+	}
+	ret = mpt_reorder_init(&s->reorder, cfg->reorder_buffer, cfg->reorder_max_hold_ns,
+			       cfg->reorder_margin_ns, mpt_tun_deliver, s);
+	if (ret < 0) {
+		snprintf(err, errlen, "session %s: reorder buffer: %s", s->name,
+			 strerror(-ret));
+		goto fail_priv;
+	}
+	if (cfg->role == MPT_ROLE_UE) {
+		s->npaths = cfg->npaths;
+		for (unsigned i = 0; i < cfg->npaths; i++) {
+			ret = mpt_path_init(&s->paths[i], (uint8_t)i, cfg, &cfg->paths[i],
+					    mpt_rng_u64(&s->rng), now, err, errlen);
+			if (ret < 0)
+				goto fail_paths;
+			s->paths[i].used = true;
+			s->paths[i].fd = d->path_fd[i];
+			s->paths[i].remote = cfg->paths[i].endpoint;
+			s->paths[i].remote_len = cfg->paths[i].endpoint.ss_family == AF_INET
+				? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+		}
+	} else {
+		/* the anchor learns paths from the UE; all ids exist, unused until heard */
+		s->npaths = 0;
+		for (unsigned i = 0; i < MPT_MAX_PATHS; i++) {
+			ret = mpt_path_init(&s->paths[i], (uint8_t)i, cfg, NULL,
+					    mpt_rng_u64(&s->rng), now, err, errlen);
+			if (ret < 0)
+				goto fail_paths;
+			s->paths[i].fd = d->listen_fd;
+		}
+	}
+	ops = mpt_sched_find(cfg->sched);
+	if (!ops) {
+		snprintf(err, errlen, "unknown scheduler '%s'", cfg->sched);
+		ret = -EINVAL;
+		goto fail_paths;
+	}
+	ret = mpt_session_set_sched(s, ops, err, errlen);
+	if (ret < 0)
+		goto fail_paths;
+	ev_init(&s->timer, session_timer_cb);
+	return 0;
+
+fail_paths:
+	for (unsigned i = 0; i < MPT_MAX_PATHS; i++)
+		if (s->paths[i].rec.ring)
+			mpt_path_free(&s->paths[i], &d->pool);
+	mpt_reorder_free(&s->reorder);
+fail_priv:
+	free(s->sched_priv);
+	s->sched_priv = NULL;
+	return ret;
+}
+
+static void keyslot_clear(struct mpt_keyslot *ks)
+{
+	mpt_aead_free(&ks->tx);
+	mpt_aead_free(&ks->rx);
+	memset(ks, 0, sizeof(*ks));
+}
+
+void mpt_session_free(struct mpt_session *s)
+{
+	struct mpt_daemon *d = s->d;
+
+	if (!s->sched_priv)
+		return;
+	ev_timer_stop(d->loop, &s->timer);
+	mpt_pktq_purge(&s->squeue, &d->pool);
+	for (unsigned i = 0; i < MPT_MAX_PATHS; i++)
+		if (s->paths[i].rec.ring)
+			mpt_path_free(&s->paths[i], &d->pool);
+	mpt_reorder_free(&s->reorder);	/* hands held packets to the TUN */
+	keyslot_clear(&s->cur);
+	keyslot_clear(&s->prev);
+	free(s->sched_priv);
+	s->sched_priv = NULL;
+	explicit_bzero(&s->hs, sizeof(s->hs));
+}
+
+void mpt_session_refresh_views(struct mpt_session *s)
+{
+	for (unsigned i = 0; i < s->npaths; i++)
+		mpt_path_fill_view(&s->paths[i], &s->views[i], s->d->inner_mtu);
+}
+
+void mpt_session_sched_ctx(struct mpt_session *s, struct mpt_sched_ctx *ctx, uint64_t now)
+{
+	mpt_session_refresh_views(s);
+	ctx->paths = s->views;
+	ctx->npaths = s->npaths;
+	ctx->now = now;
+	ctx->queue_pkts = s->squeue.pkts;
+	ctx->queue_bytes = s->squeue.bytes;
+	ctx->rng = &s->rng;
+}
+
+int mpt_session_set_sched(struct mpt_session *s, const struct mpt_sched_ops *ops,
+			  char *err, size_t errlen)
+{
+	struct mpt_sched_ctx ctx;
+	void *blob;
+	int ret;
+
+	/* prepare the new instance aside so that a bad override changes nothing */
+	blob = aligned_alloc(64, MPT_SCHED_PRIV_SIZE);
+	if (!blob) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	mpt_sched_prepare(blob, ops);
+	ret = mpt_config_apply_sched(&s->d->cfg, ops, blob, err, errlen);
+	if (ret < 0) {
+		free(blob);
+		return ret;
+	}
+	mpt_session_sched_ctx(s, &ctx, mpt_now_ns());
+	ops->init(blob, &ctx);
+	if (s->sched)
+		s->st.sched_switches++;
+	memcpy(s->sched_priv, blob, MPT_SCHED_PRIV_SIZE);
+	free(blob);
+	s->sched = ops;
+	s->next_tick_ns = 0;
+	return 0;
+}
+
+bool mpt_session_established(const struct mpt_session *s)
+{
+	return s->cur.valid;
+}
+
+struct mpt_keyslot *mpt_session_keyslot(struct mpt_session *s, uint32_t local_index)
+{
+	if (s->cur.valid && s->cur.local_index == local_index)
+		return &s->cur;
+	if (s->prev.valid && s->prev.local_index == local_index)
+		return &s->prev;
+	return NULL;
+}
+
+/*
+ * Install a new keypair. The initiator (UE) sends with it at once: the responder
+ * has it already. The responder (anchor) also switches at once: the UE only uses
+ * the keypair after the response reached it, and until then the UE still accepts
+ * the previous one, which we keep in prev for receiving (and the UE keeps its own
+ * previous keypair likewise), so traffic in flight across the switch is not lost.
+ */
+int mpt_session_install_keypair(struct mpt_session *s, struct mpt_keypair *kp,
+				uint64_t now)
+{
+	struct mpt_keyslot ks = { 0 };
+	int ret;
+
+	ret = mpt_aead_init(&ks.tx, kp->cipher, kp->send_key);
+	if (ret < 0)
+		return ret;
+	ret = mpt_aead_init(&ks.rx, kp->cipher, kp->recv_key);
+	if (ret < 0) {
+		mpt_aead_free(&ks.tx);
+		return ret;
+	}
+	ks.valid = true;
+	ks.local_index = kp->local_index;
+	ks.remote_index = kp->remote_index;
+	ks.created_ns = now;
+	for (unsigned i = 0; i < MPT_MAX_PATHS; i++)
+		mpt_replay_init(&ks.replay[i]);
+	mpt_keypair_wipe(kp);
+
+	keyslot_clear(&s->prev);
+	if (s->cur.valid) {
+		s->prev = s->cur;
+		s->st.rekeys++;
+	} else {
+		s->established_ns = now;
+	}
+	s->cur = ks;
+	s->st.handshakes++;
+	return 0;
+}
+
+void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now)
+{
+	struct mpt_daemon *d = s->d;
+
+	if (!s->cur.valid) {
+		s->st.no_key_drops++;
+		mpt_pkt_put(&d->pool, p);
+		return;
+	}
+	if (s->squeue.pkts >= d->cfg.queue_limit) {
+		s->st.queue_drops++;
+		if (log_ratelimit_ok(&s->rl, now))
+			log_debug("%s: scheduler queue full (%u packets): tail drop", s->name,
+				  s->squeue.pkts);
+		mpt_pkt_put(&d->pool, p);
+		return;
+	}
+	p->dsn = s->next_dsn++;
+	p->enq_ns = now;
+	s->st.tun_rx_pkts++;
+	s->st.tun_rx_bytes += p->len;
+	mpt_pktq_push(&s->squeue, p);
+	mpt_daemon_mark(d, s);
+}
+
+static uint64_t earliest(uint64_t a, uint64_t b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return a < b ? a : b;
+}
+
+void mpt_session_arm(struct mpt_session *s, uint64_t now)
+{
+	const struct mpt_config *cfg = &s->d->cfg;
+	uint64_t at = 0;
+
+	for (unsigned i = 0; i < s->npaths; i++) {
+		struct mpt_path *p = &s->paths[i];
+
+		if (!p->used)
+			continue;
+		if (p->txq.head)
+			at = earliest(at, mpt_pacer_release_time(&p->pacer, p->cc.pacing_rate,
+								  now));
+		at = earliest(at, mpt_acktrack_deadline(&p->ackt));
+		at = earliest(at, mpt_recovery_loss_deadline(&p->rec));
+		at = earliest(at, p->pto_at);
+		at = earliest(at, p->next_probe_ns);
+	}
+	at = earliest(at, mpt_reorder_next_deadline(&s->reorder));
+	if (s->squeue.head && s->sched->tick)
+		at = earliest(at, s->next_tick_ns);
+	if (cfg->role == MPT_ROLE_UE) {
+		at = earliest(at, s->hs_next_ns);
+		if (s->cur.valid && !s->hs.pending)
+			at = earliest(at, s->cur.created_ns + cfg->rekey_after_ns);
+	}
+	if (!at)
+		at = now + MPT_NSEC_PER_SEC;	/* nothing pending: a slow heartbeat */
+	if (ev_is_active(&s->timer) && at == s->timer_at)
+		return;
+	s->timer_at = at;
+	ev_timer_stop(s->d->loop, &s->timer);
+	ev_timer_set(&s->timer, at > now ? (double)(at - now) / 1e9 : 0.0, 0.0);
+	ev_timer_start(s->d->loop, &s->timer);
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A session: the tunnel between the UE and the anchor for one UE. It owns the keys
+ * (current and previous keypair), the scheduler instance and its queue, the paths,
+ * the reorder buffer and one timer that fires at the earliest of every deadline the
+ * session has (pacing, ACKs, losses, probes, reorder holes, scheduler tick,
+ * handshake and rekey).
+ *
+ * Uplink on the UE and downlink on the anchor go through mpt_session_enqueue ->
+ * schedule -> path pacer queues -> mpt_session_flush. Received transport packets go
+ * through mpt_session_receive.
+ */
+#ifndef MPTUND_SESSION_H
+#define MPTUND_SESSION_H
+
+#include <ev.h>
+
+#include <mptund/sched.h>
+#include <mptund/wire.h>
+
+#include "aead.h"
+#include "config.h"
+#include "log.h"
+#include "noise.h"
+#include "path.h"
+#include "pkt.h"
+#include "reorder.h"
+#include "replay.h"
+
+struct mpt_daemon;
+
+struct mpt_keyslot {
+	bool valid;
+	struct mpt_aead tx, rx;		/* seal with tx, open with rx */
+	uint32_t local_index, remote_index;
+	uint64_t created_ns;
+	uint64_t tx_pkts;
+	bool confirmed;			/* a packet was received under it */
+	struct mpt_replay replay[MPT_MAX_PATHS];
+};
+
+struct mpt_session_stats {
+	uint64_t tun_rx_pkts, tun_rx_bytes;	/* entered the scheduler queue */
+	uint64_t tun_tx_pkts, tun_tx_bytes;	/* written to the TUN */
+	uint64_t queue_drops;			/* scheduler queue full (tail drop) */
+	uint64_t no_key_drops;			/* no keypair yet */
+	uint64_t holds;				/* pick answered hold */
+	uint64_t picks[MPT_MAX_PATHS];		/* packets scheduled per path */
+	uint64_t copies;			/* extra copies of redundant picks */
+	uint64_t handshakes;			/* completed */
+	uint64_t rekeys;
+	uint64_t drops[MPT_WIRE_REASON_COUNT];	/* received, by reason */
+	uint64_t spoofed;			/* inner source not in AllowedIPs */
+	uint64_t tun_write_errors;
+	uint64_t sched_switches;
+};
+
+struct mpt_session {
+	struct mpt_daemon *d;
+	unsigned idx;
+	const struct mpt_peer_config *peer;
+	char name[MPT_NAME_LEN];
+	uint8_t last_init_ts[MPT_TIMESTAMP_LEN];	/* anchor: replay guard */
+
+	/* keys */
+	struct mpt_keyslot cur, prev;
+	struct mpt_noise_initiation hs;			/* UE: pending init */
+	uint8_t hs_msg[MPT_HS_INIT_LEN];
+	uint64_t hs_next_ns;				/* UE: next (re)send */
+	uint32_t hs_tries;
+	uint64_t established_ns;
+
+	/* scheduling */
+	const struct mpt_sched_ops *sched;
+	void *sched_priv;
+	struct mpt_rng rng;
+	uint64_t next_tick_ns;
+	struct mpt_pktq squeue;
+	uint64_t next_dsn;
+	struct mpt_path_view views[MPT_MAX_PATHS];
+
+	/* paths: index = path id on the wire */
+	struct mpt_path paths[MPT_MAX_PATHS];
+	unsigned npaths;
+
+	/* receive */
+	struct mpt_reorder reorder;
+	uint64_t hold_update_ns;
+
+	ev_timer timer;
+	uint64_t timer_at;
+	bool dirty;			/* in the daemon's list of sessions to flush */
+	struct mpt_session *dirty_next;
+
+	struct log_ratelimit rl;
+	struct mpt_session_stats st;
+};
+
+int mpt_session_init(struct mpt_session *s, struct mpt_daemon *d, unsigned idx,
+		     const struct mpt_peer_config *peer, char *err, size_t errlen);
+void mpt_session_free(struct mpt_session *s);
+
+/* Replace the scheduler; the queue and the paths stay as they are. */
+int mpt_session_set_sched(struct mpt_session *s, const struct mpt_sched_ops *ops,
+			  char *err, size_t errlen);
+
+/* A packet from the TUN for this session: queue it (or count the drop). */
+void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now);
+/* Move packets from the scheduler queue to paths, send what pacing allows, send
+ * due ACKs and re-arm the timer. Called after each batch of events. */
+void mpt_session_flush(struct mpt_session *s, uint64_t now);
+/* An authenticated transport packet (already opened); buf holds the datagram. */
+void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
+			 const struct mpt_hdr *h, struct mpt_pkt *p, const uint8_t *frames,
+			 size_t len, const struct sockaddr_storage *from, socklen_t fromlen,
+			 uint64_t now);
+
+/* Keys. */
+int mpt_session_install_keypair(struct mpt_session *s, struct mpt_keypair *kp,
+				uint64_t now);
+struct mpt_keyslot *mpt_session_keyslot(struct mpt_session *s, uint32_t local_index);
+bool mpt_session_established(const struct mpt_session *s);
+
+/* Path state changes (netlink, mptund-ctl, liveness). */
+void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_t now);
+
+/* Timer. */
+void mpt_session_arm(struct mpt_session *s, uint64_t now);
+void mpt_session_on_timer(struct mpt_session *s, uint64_t now);
+
+/* Internal to session_*.c */
+void mpt_session_send_probe(struct mpt_session *s, struct mpt_path *p, uint64_t now,
+			    bool pto);
+void mpt_session_send_control(struct mpt_session *s, struct mpt_path *p,
+			      const struct mpt_probe *probe_ack, uint64_t now);
+void mpt_session_sched_ctx(struct mpt_session *s, struct mpt_sched_ctx *ctx, uint64_t now);
+void mpt_session_refresh_views(struct mpt_session *s);
+void mpt_session_liveness(struct mpt_session *s, uint64_t now);
+void mpt_session_heard(struct mpt_session *s, struct mpt_path *p, uint64_t now);
+void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
+			   const struct mpt_recovery_event *ev, uint64_t now);
+
+#endif

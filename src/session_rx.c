@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The receiving half of a session: an authenticated transport packet's frames.
+ * DATA goes to the reorder buffer (and from there to the TUN), ACKs drive the path's
+ * recovery, congestion controller and the scheduler, PROBEs are answered and carry
+ * the peer's path names and costs, PROBE_ACKs prove liveness.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include "daemon.h"
+#include "log.h"
+#include "session.h"
+
+void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
+			   const struct mpt_recovery_event *ev, uint64_t now)
+{
+	struct mpt_sched_ctx ctx;
+	struct mpt_cc_path cp;
+
+	if (!ev->lost_bytes)
+		return;
+	if (p->cc_ops->on_loss) {
+		mpt_path_cc_view(p, &cp, s->d->inner_mtu);
+		p->cc_ops->on_loss(&p->cc, &cp, ev->lost_bytes, now);
+	}
+	if (s->sched->on_loss) {
+		mpt_session_sched_ctx(s, &ctx, now);
+		s->sched->on_loss(s->sched_priv, &ctx, p->id, ev->lost_bytes);
+	}
+}
+
+static void on_ack(struct mpt_session *s, const struct mpt_ack_info *ack, uint64_t now)
+{
+	struct mpt_path *p = &s->paths[ack->path_id];
+	struct mpt_recovery_event ev;
+	struct mpt_rate_sample rs;
+	struct mpt_sched_ctx ctx;
+	struct mpt_cc_path cp;
+
+	if (!p->used || mpt_recovery_on_ack(&p->rec, ack, now, &rs, &ev) < 0) {
+		p->st.ack_errors++;
+		return;
+	}
+	p->st.acks_rx++;
+	mpt_session_on_losses(s, p, &ev, now);
+	if (ev.acked_pkts) {
+		mpt_path_cc_view(p, &cp, s->d->inner_mtu);
+		p->cc_ops->on_ack(&p->cc, &cp, &rs, now);
+		p->pto_backoff = 0;
+		p->pto_at = p->rec.in_flight ? now + mpt_recovery_pto(&p->rec) : 0;
+		if (s->sched->on_ack) {
+			mpt_session_sched_ctx(s, &ctx, now);
+			s->sched->on_ack(s->sched_priv, &ctx, p->id, ev.acked_bytes);
+		}
+	}
+}
+
+/* The anchor learns a UE's path from its PROBEs: name, cost, weight, capacity. */
+static void on_probe_info(struct mpt_session *s, struct mpt_path *p,
+			  const struct mpt_probe *pr)
+{
+	const struct mpt_config *cfg = &s->d->cfg;
+
+	if (cfg->role != MPT_ROLE_ANCHOR)
+		return;
+	if (strcmp(p->name, pr->name) != 0 || p->cost != pr->cost ||
+	    p->weight != pr->weight || p->capacity != pr->capacity) {
+		memcpy(p->name, pr->name, sizeof(p->name));
+		p->cost = pr->cost;
+		p->weight = pr->weight;
+		p->capacity = pr->capacity;
+		/* an anchor [Path] of the same name overrides what the UE says */
+		for (unsigned i = 0; i < cfg->npaths; i++) {
+			if (strcmp(cfg->paths[i].name, pr->name) == 0) {
+				p->cost = cfg->paths[i].cost;
+				p->weight = cfg->paths[i].weight;
+				if (cfg->paths[i].capacity)
+					p->capacity = cfg->paths[i].capacity;
+			}
+		}
+	}
+}
+
+/* Anchor: the inner source must be one of the UE's AllowedIPs (no spoofing). */
+static bool source_allowed(const struct mpt_session *s, const uint8_t *pkt, size_t len)
+{
+	const struct mpt_peer_config *peer = s->peer;
+	int family;
+	const void *src;
+
+	if (s->d->cfg.role != MPT_ROLE_ANCHOR || peer->nallowed == 0)
+		return true;
+	if (len >= 20 && (pkt[0] >> 4) == 4) {
+		family = AF_INET;
+		src = pkt + 12;
+	} else if (len >= 40 && (pkt[0] >> 4) == 6) {
+		family = AF_INET6;
+		src = pkt + 8;
+	} else {
+		return false;
+	}
+	for (unsigned i = 0; i < peer->nallowed; i++)
+		if (mpt_prefix_contains(&peer->allowed[i], family, src))
+			return true;
+	return false;
+}
+
+static void on_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt **pktp,
+		    const struct mpt_frame *f, uint64_t now)
+{
+	struct mpt_daemon *d = s->d;
+	struct mpt_pkt *pkt = *pktp;
+
+	if (!pkt) {
+		/* a second DATA frame in one packet: copy it out of the shared buffer */
+		pkt = mpt_pkt_alloc(&d->pool);
+		if (!pkt || f->u.data.pkt_len > d->pool.mtu) {
+			if (pkt)
+				mpt_pkt_put(&d->pool, pkt);
+			d->st.pool_exhausted++;
+			return;
+		}
+		memcpy(pkt->data, f->u.data.pkt, f->u.data.pkt_len);
+	} else {
+		pkt->data = (uint8_t *)f->u.data.pkt;	/* zero copy: inside our buffer */
+		*pktp = NULL;
+	}
+	pkt->len = (uint32_t)f->u.data.pkt_len;
+	pkt->dsn = f->u.data.dsn;
+	p->st.data_rx++;
+	if (!source_allowed(s, pkt->data, pkt->len)) {
+		s->st.spoofed++;
+		mpt_pkt_put(&d->pool, pkt);
+		return;
+	}
+	if (mpt_reorder_insert(&s->reorder, pkt->dsn, pkt, pkt->len, now) < 0)
+		mpt_pkt_put(&d->pool, pkt);	/* duplicate or stale: counted there */
+}
+
+static void update_hold(struct mpt_session *s, uint64_t now)
+{
+	const struct mpt_config *cfg = &s->d->cfg;
+	uint64_t srtt[MPT_MAX_PATHS];
+	unsigned n = 0;
+
+	if (now - s->hold_update_ns < 100 * MPT_NSEC_PER_MSEC)
+		return;
+	s->hold_update_ns = now;
+	for (unsigned i = 0; i < s->npaths; i++)
+		if (s->paths[i].used && s->paths[i].alive)
+			srtt[n++] = s->paths[i].rec.have_rtt ? s->paths[i].rec.srtt_ns : 0;
+	mpt_reorder_set_hold(&s->reorder, mpt_reorder_hold_from_rtts(srtt, n,
+			     cfg->reorder_margin_ns, cfg->reorder_max_hold_ns));
+}
+
+void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
+			 const struct mpt_hdr *h, struct mpt_pkt *p, const uint8_t *frames,
+			 size_t len, const struct sockaddr_storage *from, socklen_t fromlen,
+			 uint64_t now)
+{
+	const uint8_t *pos = frames, *end = frames + len;
+	struct mpt_path *path = &s->paths[h->path_id];
+	struct mpt_pkt *buf = p;	/* NULL once a DATA frame took the buffer */
+	bool eliciting = false;
+	struct mpt_frame f;
+	int ret;
+
+	if (!ks->confirmed)
+		ks->confirmed = true;
+	if (!path->used) {
+		/* anchor: a new path of this UE */
+		path->used = true;
+		if (h->path_id >= s->npaths)
+			s->npaths = h->path_id + 1u;
+	}
+	if (path->remote_len != fromlen || memcmp(&path->remote, from, fromlen) != 0) {
+		/* authenticated packet from a new address: NAT rebinding / path join */
+		if (path->remote_len)
+			path->st.rebinds++;
+		memcpy(&path->remote, from, fromlen);
+		path->remote_len = fromlen;
+	}
+	path->st.rx_pkts++;
+	path->st.rx_bytes += len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN;
+	mpt_session_heard(s, path, now);
+
+	while ((ret = mpt_frame_next(&pos, end, &f)) == 1) {
+		switch (f.type) {
+		case MPT_FRAME_DATA:
+			eliciting = true;
+			on_data(s, path, &buf, &f, now);
+			break;
+		case MPT_FRAME_ACK:
+			if (f.u.ack.path_id < MPT_MAX_PATHS)
+				on_ack(s, &f.u.ack, now);
+			break;
+		case MPT_FRAME_PROBE:
+			eliciting = true;
+			path->st.probes_rx++;
+			on_probe_info(s, path, &f.u.probe);
+			mpt_session_send_control(s, path, &f.u.probe, now);
+			break;
+		case MPT_FRAME_PROBE_ACK:
+		case MPT_FRAME_PADDING:
+			break;
+		}
+	}
+	if (ret < 0) {
+		s->st.drops[f.reason]++;
+		if (log_ratelimit_ok(&s->rl, now))
+			log_debug("%s: path %s: malformed frame: %s", s->name, path->name,
+				  mpt_wire_strerror(f.reason));
+	}
+	mpt_acktrack_on_packet(&path->ackt, h->pn, eliciting, now);
+	update_hold(s, now);
+	if (buf)
+		mpt_pkt_put(&s->d->pool, buf);
+	mpt_daemon_mark(s->d, s);
+}

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The sending half of a session: scheduler queue -> scheduler -> path pacer queues
+ * -> framed, sealed datagrams. Also the control traffic (ACKs, probes) and the
+ * session timer's work: pacing releases, delayed ACKs, loss and probe timeouts,
+ * liveness, the scheduler tick, reorder timeouts.
+ *
+ * A data packet is framed in place in its pool buffer (the inner packet already sits
+ * after headroom for the header and DATA frame header); a due ACK for the same path
+ * rides along in the tailroom when it fits.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "daemon.h"
+#include "log.h"
+#include "session.h"
+#include "sys.h"
+
+#define CTRL_BUF	512
+
+static bool ack_due(const struct mpt_path *p)
+{
+	return p->ackt.unacked_eliciting > 0;
+}
+
+/* Append an ACK frame for path p if one is due and fits; returns bytes added. */
+static size_t append_ack(struct mpt_path *p, uint8_t *pos, size_t cap, uint64_t now)
+{
+	struct mpt_ack_info ack;
+	int n;
+
+	if (!ack_due(p) || mpt_acktrack_build(&p->ackt, now, &ack) < 0)
+		return 0;
+	while (ack.nranges > 1 && MPT_FRAME_HDR_LEN + MPT_ACK_LEN(ack.nranges) > cap)
+		ack.nranges--;		/* the highest ranges matter most */
+	n = mpt_frame_ack_encode(pos, cap, &ack);
+	if (n < 0)
+		return 0;
+	mpt_acktrack_on_ack_sent(&p->ackt, now);
+	p->st.acks_tx++;
+	return (size_t)n;
+}
+
+/*
+ * Seal and send the transport packet at buf (header space at buf[0..16), frames_len
+ * bytes of frames after it), cap bytes of room. eliciting: the peer will ACK it, so
+ * it counts in flight (data, probes); ACK-only packets are tracked with 0 bytes so
+ * that their packet numbers may appear in the peer's ACK ranges.
+ */
+static int seal_and_send(struct mpt_session *s, struct mpt_path *p, uint8_t *buf,
+			 size_t frames_len, size_t cap, bool eliciting, uint64_t now)
+{
+	struct mpt_hdr h = {
+		.type = MPT_MSG_TRANSPORT,
+		.path_id = p->id,
+		.receiver = s->cur.remote_index,
+		.pn = p->next_pn,
+	};
+	struct mpt_cc_path cp;
+	int len, ret;
+
+	if (!s->cur.valid || !p->remote_len)
+		return -ENOTCONN;
+	if (!mpt_recovery_can_send(&p->rec))
+		return -ENOBUFS;
+	mpt_hdr_encode(buf, cap, &h);
+	len = mpt_aead_seal_packet(&s->cur.tx, buf, frames_len, cap);
+	if (len < 0)
+		return len;
+	p->next_pn++;
+	s->cur.tx_pkts++;
+	mpt_recovery_on_sent(&p->rec, h.pn, eliciting ? (uint32_t)len : 0, now);
+	if (eliciting && p->cc_ops->on_sent) {
+		mpt_path_cc_view(p, &cp, s->d->inner_mtu);
+		p->cc_ops->on_sent(&p->cc, &cp, (uint32_t)len, now);
+	}
+	if (eliciting && !p->pto_at)
+		p->pto_at = now + (mpt_recovery_pto(&p->rec) << p->pto_backoff);
+	ret = mpt_daemon_sendto(s->d, p, buf, (size_t)len);
+	if (ret < 0) {
+		p->st.send_errors++;
+		return ret;
+	}
+	p->st.tx_pkts++;
+	p->st.tx_bytes += (uint64_t)len;
+	return len;
+}
+
+/* Send one data packet (consumes pkt). */
+static int send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt *pkt,
+		     uint64_t now)
+{
+	struct mpt_daemon *d = s->d;
+	uint8_t *buf = pkt->data - MPT_WIRE_DATA_PREFIX;
+	size_t cap = MPT_WIRE_DATA_PREFIX + mpt_pkt_room(&d->pool);
+	size_t flen;
+	int ret;
+
+	ret = mpt_frame_data_encode(buf + MPT_WIRE_HDR_LEN, cap - MPT_WIRE_HDR_LEN, pkt->dsn,
+				    pkt->data, pkt->len);
+	if (ret < 0) {
+		mpt_pkt_put(&d->pool, pkt);
+		return ret;
+	}
+	flen = (size_t)ret;
+	flen += append_ack(p, buf + MPT_WIRE_HDR_LEN + flen,
+			   cap - MPT_WIRE_HDR_LEN - flen - MPT_WIRE_TAG_LEN, now);
+	ret = seal_and_send(s, p, buf, flen, cap, true, now);
+	if (ret > 0) {
+		p->st.data_tx++;
+		mpt_pacer_on_send(&p->pacer, p->cc.pacing_rate, (uint32_t)ret, now);
+	}
+	mpt_pkt_put(&d->pool, pkt);
+	return ret;
+}
+
+/* A packet of control frames only: an ACK if due, and/or a PROBE or PROBE_ACK. */
+void mpt_session_send_control(struct mpt_session *s, struct mpt_path *p,
+			      const struct mpt_probe *probe_ack, uint64_t now)
+{
+	uint8_t buf[CTRL_BUF];
+	size_t flen = 0, room = sizeof(buf) - MPT_WIRE_HDR_LEN - MPT_WIRE_TAG_LEN;
+	int n;
+
+	if (probe_ack) {
+		n = mpt_frame_probe_ack_encode(buf + MPT_WIRE_HDR_LEN, room, probe_ack->id,
+					       probe_ack->timestamp);
+		if (n > 0)
+			flen += (size_t)n;
+	}
+	flen += append_ack(p, buf + MPT_WIRE_HDR_LEN + flen, room - flen, now);
+	if (flen)
+		seal_and_send(s, p, buf, flen, sizeof(buf), false, now);
+}
+
+/* A PROBE (ack-eliciting): liveness, path info for the peer, and the probe timeout. */
+void mpt_session_send_probe(struct mpt_session *s, struct mpt_path *p, uint64_t now,
+			    bool pto)
+{
+	struct mpt_probe pr = {
+		.id = ++p->probe_seq,
+		.timestamp = now,
+		.cost = p->cost,
+		.weight = p->weight,
+		.capacity = p->capacity,
+	};
+	uint8_t buf[CTRL_BUF];
+	size_t flen, room = sizeof(buf) - MPT_WIRE_HDR_LEN - MPT_WIRE_TAG_LEN;
+	int n;
+
+	memcpy(pr.name, p->name, sizeof(pr.name));
+	n = mpt_frame_probe_encode(buf + MPT_WIRE_HDR_LEN, room, &pr);
+	if (n < 0)
+		return;
+	flen = (size_t)n;
+	flen += append_ack(p, buf + MPT_WIRE_HDR_LEN + flen, room - flen, now);
+	if (seal_and_send(s, p, buf, flen, sizeof(buf), true, now) > 0)
+		p->st.probes_tx++;
+	if (pto)
+		p->st.ptos++;
+}
+
+static void schedule(struct mpt_session *s, uint64_t now)
+{
+	const struct mpt_sched_ops *ops = s->sched;
+	struct mpt_daemon *d = s->d;
+	struct mpt_sched_ctx ctx;
+
+	while (s->squeue.head) {
+		struct mpt_pkt *pkt;
+		uint32_t mask, usable = 0;
+
+		mpt_session_sched_ctx(s, &ctx, now);
+		if (ops->tick && now >= s->next_tick_ns) {
+			ops->tick(s->sched_priv, &ctx);
+			s->next_tick_ns = now + ops->tick_ns;
+		}
+		for (unsigned i = 0; i < s->npaths; i++)
+			usable |= (uint32_t)s->views[i].up << i;
+		mask = ops->pick(s->sched_priv, &ctx, &s->squeue.head->meta) & usable;
+		if (!mask) {
+			s->st.holds++;
+			return;
+		}
+		pkt = mpt_pktq_pop(&s->squeue);
+		while (mask) {
+			unsigned i = (unsigned)__builtin_ctz(mask);
+			struct mpt_pkt *copy = pkt;
+
+			mask &= mask - 1;
+			if (mask) {		/* redundant: every path but the last gets a copy */
+				copy = mpt_pkt_alloc(&d->pool);
+				if (!copy)
+					continue;
+				copy->len = pkt->len;
+				copy->dsn = pkt->dsn;
+				copy->meta = pkt->meta;
+				memcpy(copy->data, pkt->data, pkt->len);
+				s->st.copies++;
+			}
+			s->st.picks[i]++;
+			mpt_pktq_push(&s->paths[i].txq, copy);
+		}
+	}
+}
+
+static void flush_path(struct mpt_session *s, struct mpt_path *p, uint64_t now)
+{
+	while (p->txq.head) {
+		if (!mpt_pacer_ready(&p->pacer, p->cc.pacing_rate, now))
+			break;
+		if (!mpt_recovery_can_send(&p->rec))
+			break;
+		send_data(s, p, mpt_pktq_pop(&p->txq), now);
+	}
+	if (mpt_acktrack_should_ack_now(&p->ackt, now))
+		mpt_session_send_control(s, p, NULL, now);
+}
+
+void mpt_session_flush(struct mpt_session *s, uint64_t now)
+{
+	schedule(s, now);
+	for (unsigned i = 0; i < s->npaths; i++) {
+		struct mpt_path *p = &s->paths[i];
+
+		if (!p->used)
+			continue;
+		flush_path(s, p, now);
+		/* draft-cheng 3.4: nothing to send and room in cwnd: app-limited */
+		if (!s->squeue.head && !p->txq.head && p->rec.in_flight < p->cc.cwnd &&
+		    !p->rec.app_limited)
+			mpt_recovery_on_app_limited(&p->rec);
+	}
+	mpt_session_arm(s, now);
+}
+
+static void path_set_alive(struct mpt_session *s, struct mpt_path *p, bool alive,
+			   uint64_t now)
+{
+	if (p->alive == alive)
+		return;
+	p->alive = alive;
+	if (alive)
+		p->st.ups++;
+	else
+		p->st.downs++;
+	log_info("%s: path %s is %s", s->name, p->name, alive ? "up" : "down");
+	mpt_session_path_changed(s, p, now);
+}
+
+void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_t now)
+{
+	struct mpt_sched_ctx ctx;
+	bool up = mpt_path_usable(p);
+
+	if (!up) {
+		/* what waited for this path goes back through the scheduler: the
+		 * packets are not lost, only their path is */
+		struct mpt_pktq back = p->txq;
+
+		memset(&p->txq, 0, sizeof(p->txq));
+		while (back.head) {
+			struct mpt_pkt *pkt = mpt_pktq_pop(&back);
+
+			pkt->next = s->squeue.head;
+			s->squeue.head = pkt;
+			if (!s->squeue.tail)
+				s->squeue.tail = pkt;
+			s->squeue.pkts++;
+			s->squeue.bytes += pkt->len;
+		}
+		mpt_path_reset(p, &s->d->pool, now);
+	}
+	if (s->sched->on_path_change) {
+		mpt_session_sched_ctx(s, &ctx, now);
+		s->sched->on_path_change(s->sched_priv, &ctx, p->id, up);
+	}
+	mpt_daemon_mark(s->d, s);
+}
+
+void mpt_session_liveness(struct mpt_session *s, uint64_t now)
+{
+	const struct mpt_config *cfg = &s->d->cfg;
+	uint64_t dead_after = cfg->probe_interval_ns * cfg->probe_miss_limit;
+
+	for (unsigned i = 0; i < s->npaths; i++) {
+		struct mpt_path *p = &s->paths[i];
+
+		if (!p->used)
+			continue;
+		if (p->alive && now - p->last_rx_ns > dead_after)
+			path_set_alive(s, p, false, now);
+		if (now >= p->next_probe_ns) {
+			p->next_probe_ns = now + cfg->probe_interval_ns;
+			if (s->cur.valid && p->link_ok && p->admin_up && p->remote_len)
+				mpt_session_send_probe(s, p, now, false);
+		}
+	}
+}
+
+/* Called on an authenticated packet from path p. */
+void mpt_session_heard(struct mpt_session *s, struct mpt_path *p, uint64_t now)
+{
+	p->last_rx_ns = now;
+	if (!p->alive)
+		path_set_alive(s, p, true, now);
+}
+
+void mpt_session_on_timer(struct mpt_session *s, uint64_t now)
+{
+	const struct mpt_config *cfg = &s->d->cfg;
+
+	for (unsigned i = 0; i < s->npaths; i++) {
+		struct mpt_path *p = &s->paths[i];
+		struct mpt_recovery_event ev;
+		uint64_t dl = mpt_recovery_loss_deadline(&p->rec);
+
+		if (!p->used)
+			continue;
+		if (dl && now >= dl) {
+			mpt_recovery_on_loss_timeout(&p->rec, now, &ev);
+			mpt_session_on_losses(s, p, &ev, now);
+		}
+		if (p->pto_at && now >= p->pto_at) {
+			p->pto_at = 0;
+			if (p->rec.in_flight) {
+				if (p->pto_backoff < 6)
+					p->pto_backoff++;
+				mpt_session_send_probe(s, p, now, true);
+			}
+		}
+	}
+	mpt_session_liveness(s, now);
+	mpt_reorder_on_timeout(&s->reorder, now);
+	if (cfg->role == MPT_ROLE_UE) {
+		if (s->hs_next_ns && now >= s->hs_next_ns)
+			mpt_hs_ue_start(s, now);
+		else if (s->cur.valid && !s->hs.pending &&
+			 (now >= s->cur.created_ns + cfg->rekey_after_ns ||
+			  s->cur.tx_pkts >= cfg->rekey_after_packets))
+			mpt_hs_ue_start(s, now);
+	}
+	if (s->squeue.head && s->sched->tick && now >= s->next_tick_ns) {
+		struct mpt_sched_ctx ctx;
+
+		mpt_session_sched_ctx(s, &ctx, now);
+		s->sched->tick(s->sched_priv, &ctx);
+		s->next_tick_ns = now + s->sched->tick_ns;
+	}
+}
