@@ -228,7 +228,7 @@ static void test_garbage(void **state)
 	pump(e, a, &rb, 1, 2.0);
 	assert_non_null(strstr(rb.b, "message=line 2 contains a NUL byte\nerrno=22\n"));
 	rb.len = 0;
-	send(a, "cmd=stats\nx=\x01\n\n", 16, 0);
+	send(a, "cmd=stats\nx=\x01\n\n", 15, 0);
 	pump(e, a, &rb, 1, 2.0);
 	assert_non_null(strstr(rb.b, "control character 0x01"));
 	/* b is unaffected, a is still usable */
