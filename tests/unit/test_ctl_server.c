@@ -181,7 +181,7 @@ static void test_replies(void **state)
 	rpc(e, fd, "cmd=set\nsched.min_frac=0.5\n\n", &rb);
 	assert_true(e->d.sched.min_frac == 0.5);
 	rpc(e, fd, "cmd=set\nsched.min_frac=0.25\nsched.probe_ms=0\n\n", &rb);
-	assert_non_null(strstr(rb.b, "message=probe_ms: '0' is out of range [1, 1000]\nerrno=22\n"));
+	assert_non_null(strstr(rb.b, "message=probe_ms: '0' is out of range [1, 1000]\nerrno=34\n"));
 	assert_true(e->d.sched.min_frac == 0.5);	/* all or nothing */
 
 	rpc(e, fd, "cmd=path\npath=cell\nadmin=down\n\n", &rb);

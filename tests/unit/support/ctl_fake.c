@@ -97,6 +97,7 @@ static int f_set(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *o
 	struct fake_sched copy = d->sched;
 	const char *name = NULL;
 	char err[160];
+	int rc;
 
 	for (unsigned i = 0; i < req->nkv; i++) {
 		const char *k = req->kv[i].key, *v = req->kv[i].val;
@@ -118,9 +119,10 @@ static int f_set(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *o
 				mpt_ctl_outf(out, "message=%s has no tunable '%s'", d->sched_name, k + 6);
 				return -ENOENT;
 			}
-			if (mpt_param_parse(p, &copy, v, err, sizeof(err))) {
+			rc = mpt_param_parse(p, &copy, v, err, sizeof(err));
+			if (rc) {
 				mpt_ctl_outf(out, "message=%s", err);
-				return -EINVAL;
+				return rc;
 			}
 			mpt_ctl_outf(out, "%s=%s", k, v);
 			continue;
