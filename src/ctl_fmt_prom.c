@@ -109,7 +109,7 @@ static bool ends_with(const char *s, const char *sfx)
 static void map_key(const struct ctl_kvl *kv, const char *key, char *family, size_t flen,
 		    char *labels, const char **last_field, char *copy)
 {
-	char *c[MAX_COMPS], prefix[256] = "";
+	char *c[MAX_COMPS], prefix[256] = "", obj[256] = "";
 	unsigned n = 0, start = 0;
 
 	strcpy(copy, key);
@@ -124,6 +124,7 @@ static void map_key(const struct ctl_kvl *kv, const char *key, char *family, siz
 
 			start = i - 1;
 			snprintf(prefix + pl, sizeof(prefix) - pl, ".%s", c[i]);
+			snprintf(obj, sizeof(obj), "%s", prefix);	/* innermost object */
 			if (!strcmp(c[i - 1], "path")) {
 				v = ctl_kvl_getf(kv, "%s.name", prefix);
 				add_label(labels, "path", v ? v : c[i]);
@@ -136,7 +137,7 @@ static void map_key(const struct ctl_kvl *kv, const char *key, char *family, siz
 			continue;
 		}
 		if (is_index(c[i]) && i + 1 == n && i > 0) {	/* per-path statistic */
-			const char *v = ctl_kvl_getf(kv, "%s.path.%s.name", prefix, c[i]);
+			const char *v = ctl_kvl_getf(kv, "%s.path.%s.name", obj, c[i]);
 
 			add_label(labels, "path", v ? v : c[i]);
 			c[i] = NULL;
