@@ -29,6 +29,7 @@ struct sample {
 	enum mpt_ctl_kind kind;
 	const char *help;
 	char labels[LABELS_LEN];	/* without braces */
+	size_t base_len;		/* info: length of the object's own labels */
 	char value[64];
 	size_t order;
 };
@@ -204,8 +205,8 @@ static int add_info(struct samples *s, const char *family, const char *labels,
 	snprintf(fam, sizeof(fam), "%.*s_info", (int)keep, family);
 	for (size_t i = s->n; i-- > 0 && !sm;)
 		if (!strcmp(s->v[i].family, fam) && s->v[i].kind == MPT_CTL_INFO &&
-		    !strncmp(s->v[i].labels, labels, strlen(labels)) &&
-		    (s->v[i].labels[strlen(labels)] == ',' || !s->v[i].labels[strlen(labels)]))
+		    s->v[i].base_len == strlen(labels) &&
+		    !strncmp(s->v[i].labels, labels, strlen(labels)))
 			sm = &s->v[i];
 	if (!sm) {
 		sm = push(s);
@@ -213,6 +214,7 @@ static int add_info(struct samples *s, const char *family, const char *labels,
 			return -ENOMEM;
 		snprintf(sm->family, sizeof(sm->family), "%s", fam);
 		snprintf(sm->labels, sizeof(sm->labels), "%s", labels);
+		sm->base_len = strlen(sm->labels);
 		sm->kind = MPT_CTL_INFO;
 		sm->help = "descriptive text of the object, as labels";
 		strcpy(sm->value, "1");

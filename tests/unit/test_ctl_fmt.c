@@ -22,6 +22,7 @@
 static const char *const sample_kv[][2] = {
 	{ "daemon.role", "ue" },
 	{ "daemon.uptime_ms", "1500" },
+	{ "daemon.version", "0.1.0" },
 	{ "daemon.tun_rx_pkts", "18446744073709551615" },
 	{ "session.0.peer", "a\\b \"c\"\nd" },
 	{ "session.0.queue_pkts", "0" },
@@ -218,7 +219,7 @@ static void test_json(void **state)
 	out = render(&ctl_backend_json, &kv, false);
 	assert_true(json_valid(out));
 	assert_string_equal(out,
-		"{\"daemon\":{\"role\":\"ue\",\"uptime_ms\":1500,"
+		"{\"daemon\":{\"role\":\"ue\",\"uptime_ms\":1500,\"version\":\"0.1.0\","
 		"\"tun_rx_pkts\":18446744073709551615},"
 		"\"session\":[{\"peer\":\"a\\\\b \\\"c\\\"\\u000ad\",\"queue_pkts\":0,"
 		"\"path\":[{\"name\":\"wifi\",\"state\":\"up\",\"srtt_us\":42000,"
@@ -421,7 +422,7 @@ static void test_prom(void **state)
 	assert_non_null(strstr(out, "mptund_session_reorder_released_timeout_total{session=\"0\","));
 	assert_non_null(strstr(out, "mptund_path_info{session=\"0\",peer=\"a\\\\b \\\"c\\\"\\nd\","
 			       "path=\"wifi\",name=\"wifi\",state=\"up\"} 1\n"));
-	assert_non_null(strstr(out, "mptund_daemon_info{role=\"ue\"} 1\n"));
+	assert_non_null(strstr(out, "mptund_daemon_info{role=\"ue\",version=\"0.1.0\"} 1\n"));
 	/* a non-numeric value of a gauge key is a label, never a bad sample */
 	assert_non_null(strstr(out, "path=\"dsl\",name=\"dsl\",srtt_us=\"nan\"} 1\n"));
 	free(out);
