@@ -228,6 +228,13 @@ static int process_input(struct mpt_ctl_client *c)
 			dispatch(c);
 		else
 			reply_error(c, rc, msg);
+		if (c->out.err) {	/* pipelines requests but does not read replies */
+			c->srv->dropped_slow++;
+			log_warnx("control: dropping client pid %d: %zu bytes unread",
+				  (int)c->cred.pid, c->out.len);
+			client_free(c);
+			return -1;
+		}
 		if (rc && used == 0) {
 			c->closing = true;	/* cannot find the next request */
 			c->in_len = 0;

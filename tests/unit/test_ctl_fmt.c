@@ -310,7 +310,7 @@ static const char *prom_check(const char *text, char *why, size_t len)
 			if (strcmp(st.types[f], "counter") && strcmp(st.types[f], "gauge"))
 				return snprintf(why, len, "%u: type '%s'", ln, st.types[f]), why;
 			if (!strcmp(st.types[f], "counter") &&
-			    strcmp(name + strlen(name) - 6, "_total"))
+			    (strlen(name) < 6 || strcmp(name + strlen(name) - 6, "_total")))
 				return snprintf(why, len, "%u: counter %.40s without _total", ln, name), why;
 			continue;
 		}

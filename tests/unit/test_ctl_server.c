@@ -404,6 +404,19 @@ static void test_slow_drop(void **state)
 		rb.len = 0;
 	assert_true(rb.eof);
 	close(w);
+
+	/* a client that pipelines requests and never reads the replies: dropped too */
+	w = client(e->path);
+	for (int i = 0; i < 60; i++)
+		send(w, "cmd=stats\n\n", 11, 0);
+	for (end = now_s() + 10; now_s() < end && e->srv.dropped_slow < 2;) {
+		ev_run(e->loop, EVRUN_NOWAIT);
+		usleep(500);
+	}
+	assert_int_equal(e->srv.dropped_slow, 2);
+	rpc(e, c, "cmd=stats\nscope=daemon.role\n\n", &rb);
+	assert_string_equal(rb.b, "version=1\ndaemon.role=ue\nerrno=0\n\n");
+	close(w);
 	close(c);
 }
 
