@@ -32,8 +32,8 @@ static void serve(void)
 	struct fake_daemon d;
 	char err[256];
 
-	fake_daemon_init(&d);
-	if (mpt_ctl_server_open(&srv, loop, sock, NULL, &fake_handlers, &d, err, sizeof(err))) {
+	ctl_fake_init(&d);
+	if (mpt_ctl_server_open(&srv, loop, sock, NULL, &ctl_fake_handlers, &d, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		_exit(1);
 	}

@@ -44,9 +44,9 @@ static int setup(void **state)
 	chmod(e->dir, 0755);
 	snprintf(e->path, sizeof(e->path), "%s/t.sock", e->dir);
 	e->loop = ev_loop_new(EVFLAG_AUTO);
-	fake_daemon_init(&e->d);
+	ctl_fake_init(&e->d);
 	assert_int_equal(mpt_ctl_server_open(&e->srv, e->loop, e->path, "65534",
-					     &fake_handlers, &e->d, err, sizeof(err)), 0);
+					     &ctl_fake_handlers, &e->d, err, sizeof(err)), 0);
 	*state = e;
 	return 0;
 }
@@ -211,7 +211,7 @@ static void test_enosys(void **state)
 	rpc(e, fd, "cmd=reload\n\n", &rb);
 	assert_non_null(strstr(rb.b, "message=command 'reload' is not supported by this daemon\n"
 			       "errno=38\n"));
-	e->srv.h = &fake_handlers;
+	e->srv.h = &ctl_fake_handlers;
 	close(fd);
 }
 
@@ -305,7 +305,7 @@ static void test_stale(void **state)
 	int fd;
 
 	/* live: refused, and the live socket is left alone */
-	assert_int_equal(mpt_ctl_server_open(&other, e->loop, e->path, NULL, &fake_handlers,
+	assert_int_equal(mpt_ctl_server_open(&other, e->loop, e->path, NULL, &ctl_fake_handlers,
 					     &e->d, err, sizeof(err)), -EADDRINUSE);
 	assert_non_null(strstr(err, "another daemon answers on"));
 	fd = client(e->path);
@@ -319,7 +319,7 @@ static void test_stale(void **state)
 	assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
 	close(fd);
 	assert_int_equal(access(e->path, F_OK), 0);
-	assert_int_equal(mpt_ctl_server_open(&e->srv, e->loop, e->path, NULL, &fake_handlers,
+	assert_int_equal(mpt_ctl_server_open(&e->srv, e->loop, e->path, NULL, &ctl_fake_handlers,
 					     &e->d, err, sizeof(err)), 0);
 	fd = client(e->path);
 	rpc(e, fd, "cmd=stats\nscope=daemon.role\n\n", &rb);
@@ -330,14 +330,14 @@ static void test_stale(void **state)
 	assert_int_equal(access(e->path, F_OK), -1);	/* close unlinked it */
 	fd = open(e->path, O_CREAT | O_WRONLY, 0600);
 	close(fd);
-	assert_int_equal(mpt_ctl_server_open(&e->srv, e->loop, e->path, NULL, &fake_handlers,
+	assert_int_equal(mpt_ctl_server_open(&e->srv, e->loop, e->path, NULL, &ctl_fake_handlers,
 					     &e->d, err, sizeof(err)), -EEXIST);
 	assert_non_null(strstr(err, "is not a socket"));
 	unlink(e->path);
 	assert_int_equal(mpt_ctl_server_open(&e->srv, e->loop, e->path, "no-such-group-x",
-					     &fake_handlers, &e->d, err, sizeof(err)), -ENOENT);
+					     &ctl_fake_handlers, &e->d, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "control group 'no-such-group-x' does not exist");
-	assert_int_equal(mpt_ctl_server_open(&e->srv, e->loop, e->path, NULL, &fake_handlers,
+	assert_int_equal(mpt_ctl_server_open(&e->srv, e->loop, e->path, NULL, &ctl_fake_handlers,
 					     &e->d, err, sizeof(err)), 0);
 }
 

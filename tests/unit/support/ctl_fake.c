@@ -25,7 +25,7 @@ static const struct mpt_stat fake_stats[] = {
 	  .offset = offsetof(struct fake_sched, moves), .help = "moves" },
 };
 
-void fake_daemon_init(struct fake_daemon *d)
+void ctl_fake_init(struct fake_daemon *d)
 {
 	memset(d, 0, sizeof(*d));
 	d->sched_name = "acpf";
@@ -173,7 +173,7 @@ static int f_reload(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out
 	return 0;
 }
 
-const struct mpt_ctl_handlers fake_handlers = {
+const struct mpt_ctl_handlers ctl_fake_handlers = {
 	.dump = f_dump,
 	.sched = f_sched,
 	.set = f_set,

@@ -37,7 +37,7 @@ struct fake_daemon {
 	unsigned pad_lines;	/* extra lines per dump (to make records big) */
 };
 
-extern const struct mpt_ctl_handlers fake_handlers;
-void fake_daemon_init(struct fake_daemon *d);
+extern const struct mpt_ctl_handlers ctl_fake_handlers;
+void ctl_fake_init(struct fake_daemon *d);
 
 #endif
