@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control protocol: wire rules and key vocabulary shared by mptund and mptund-ctl.
+ *
+ * Transport: a SOCK_STREAM Unix socket per instance, /run/mptund/NAME.sock, mode 0600
+ * (0660 with a control group). Reads need the owner or the group; writes need the
+ * daemon's effective uid or root (checked with SO_PEERCRED), else errno=EPERM.
+ *
+ * Request (client -> daemon), WireGuard-UAPI style; lines end in LF (CR LF accepted):
+ *	cmd=NAME
+ *	key=value		zero or more, keys [a-z0-9_.], no duplicates
+ *	<empty line>
+ * At most MPT_CTL_MAX_REQ bytes per request, MPT_CTL_MAX_LINE per line (LF included),
+ * MPT_CTL_MAX_KEYS keys. An optional version=N line asks for protocol version N.
+ *
+ * Reply (daemon -> client):
+ *	version=1
+ *	key=value		zero or more
+ *	message=TEXT		on error: what was wrong, quoting the offending value
+ *	errno=N			0 = success, else a positive errno (EINVAL, E2BIG, EPERM, ...)
+ *	<empty line>
+ *
+ * Commands (R = read, W = write):
+ *	R stats [scope=PREFIX]		every object's keys below (PREFIX: "session.0")
+ *	R watch interval_ms=N [scope=]	a stats reply, prefixed by time_ms=<unix ms>,
+ *					every N ms (10..60000) until the client closes
+ *	R sched [session=S]		sched.name=, sched.summary=, then per tunable
+ *					sched.param.P.{value,type,min,max,default,help}
+ *	R sched_list			sched.N.name=, sched.N.summary= (registry)
+ *	W set [session=S] [sched=NAME] [sched.P=V ...] [cc.P=V ...]
+ *	W path path=NAME [session=S] [admin=up|down] [cost=N] [weight=N]
+ *	W reload			re-read the configuration file
+ *
+ * Key vocabulary (the `stats` reply). Keys name the object, then the field; units are
+ * in the name (_us, _ms, _bytes, _pkts, _bytes_per_s). S is the session index, P the
+ * path index inside the session. Values are decimal numbers, or text for the few
+ * descriptive keys (kind "info"). Counters only grow; gauges go up and down.
+ * The table MPT_CTL_KEYS below is the single source: mptund-ctl reads it for
+ * Prometheus TYPE/HELP, and the daemon should emit exactly these keys. Keys the
+ * table does not know are shown by the CLI (as gauges) but deserve an entry here.
+ *
+ * Scheduler statistics declared by the module (struct mpt_stat) are emitted as
+ *	session.S.sched_stat.NAME=V		(per session)
+ *	session.S.sched_stat.NAME.P=V		(per path: mpt_stat.per_path)
+ * with a "_total" suffix on NAME for MPT_STAT_COUNTER; mpt_ctl_out_sched_stats()
+ * (src/ctl_out.h) writes them.
+ */
+#ifndef MPTUND_CTL_H
+#define MPTUND_CTL_H
+
+#include <stddef.h>
+
+#define MPT_CTL_VERSION		1
+#define MPT_CTL_MAX_REQ		4096	/* bytes per request, blank line included */
+#define MPT_CTL_MAX_LINE	256	/* bytes per request line, LF included */
+#define MPT_CTL_MAX_KEYS	16	/* key=value lines per request, cmd included */
+#define MPT_CTL_RUN_DIR		"/run/mptund"
+#define MPT_CTL_WATCH_MIN_MS	10	/* 100 Hz */
+#define MPT_CTL_WATCH_MAX_MS	60000
+
+enum mpt_ctl_kind {
+	MPT_CTL_INFO,		/* text: a label, not a sample */
+	MPT_CTL_GAUGE,
+	MPT_CTL_COUNTER,
+};
+
+/* X(pattern, kind, help). '#' in a pattern stands for one decimal index. */
+#define MPT_CTL_KEYS(X) \
+	X("daemon.version", INFO, "mptund version") \
+	X("daemon.instance", INFO, "instance name (config file name)") \
+	X("daemon.role", INFO, "ue or anchor") \
+	X("daemon.uptime_ms", GAUGE, "time since the daemon started") \
+	X("daemon.sessions", GAUGE, "sessions currently established") \
+	X("daemon.ctl_clients", GAUGE, "control socket clients connected") \
+	X("daemon.tun_rx_pkts", COUNTER, "packets read from the TUN device") \
+	X("daemon.tun_rx_bytes", COUNTER, "bytes read from the TUN device") \
+	X("daemon.tun_tx_pkts", COUNTER, "packets written to the TUN device") \
+	X("daemon.tun_tx_bytes", COUNTER, "bytes written to the TUN device") \
+	X("daemon.drop_auth_pkts", COUNTER, "packets dropped: authentication failed") \
+	X("daemon.drop_replay_pkts", COUNTER, "packets dropped: anti-replay window") \
+	X("daemon.drop_malformed_pkts", COUNTER, "packets dropped: malformed on the wire") \
+	X("daemon.drop_no_session_pkts", COUNTER, "packets dropped: no session found") \
+	X("daemon.drop_ratelimit_pkts", COUNTER, "handshakes dropped by the rate limit") \
+	X("session.#.peer", INFO, "peer name from the configuration") \
+	X("session.#.state", INFO, "handshake or established") \
+	X("session.#.sched", INFO, "active scheduler") \
+	X("session.#.cc", INFO, "congestion controller of its paths") \
+	X("session.#.age_ms", GAUGE, "time since the session was established") \
+	X("session.#.queue_pkts", GAUGE, "scheduler queue length") \
+	X("session.#.queue_bytes", GAUGE, "scheduler queue size") \
+	X("session.#.tx_pkts", COUNTER, "inner packets sent on any path") \
+	X("session.#.tx_bytes", COUNTER, "inner bytes sent on any path") \
+	X("session.#.rx_pkts", COUNTER, "inner packets received and authenticated") \
+	X("session.#.rx_bytes", COUNTER, "inner bytes received and authenticated") \
+	X("session.#.sched_drop_pkts", COUNTER, "packets dropped by a full scheduler queue") \
+	X("session.#.rekeys", COUNTER, "key rotations") \
+	X("session.#.reorder.buffered_pkts", GAUGE, "packets held in the reorder buffer") \
+	X("session.#.reorder.timeout_us", GAUGE, "current adaptive reorder timeout") \
+	X("session.#.reorder.released_inorder", COUNTER, "packets released in order") \
+	X("session.#.reorder.released_timeout", COUNTER, "packets released past a hole on timeout") \
+	X("session.#.reorder.released_overflow", COUNTER, "packets released by a full buffer") \
+	X("session.#.reorder.duplicates", COUNTER, "duplicate packets discarded") \
+	X("session.#.path.#.name", INFO, "path name from the configuration") \
+	X("session.#.path.#.state", INFO, "up, down, admin_down or probing") \
+	X("session.#.path.#.cc_state", INFO, "congestion controller state (startup, probe_bw, ...)") \
+	X("session.#.path.#.local", INFO, "local address:port") \
+	X("session.#.path.#.remote", INFO, "peer address:port") \
+	X("session.#.path.#.up", GAUGE, "1 if the scheduler may use the path") \
+	X("session.#.path.#.cost", GAUGE, "configured cost (lower is cheaper)") \
+	X("session.#.path.#.weight", GAUGE, "configured WRR weight") \
+	X("session.#.path.#.mtu_bytes", GAUGE, "largest inner packet the path carries") \
+	X("session.#.path.#.srtt_us", GAUGE, "smoothed round-trip time") \
+	X("session.#.path.#.rttvar_us", GAUGE, "round-trip time variation") \
+	X("session.#.path.#.min_rtt_us", GAUGE, "lowest round-trip time seen") \
+	X("session.#.path.#.latest_rtt_us", GAUGE, "latest round-trip time sample") \
+	X("session.#.path.#.cwnd_bytes", GAUGE, "congestion window") \
+	X("session.#.path.#.in_flight_bytes", GAUGE, "bytes sent, not yet acked or lost") \
+	X("session.#.path.#.pacing_rate_bytes_per_s", GAUGE, "pacing rate") \
+	X("session.#.path.#.btlbw_bytes_per_s", GAUGE, "bottleneck bandwidth estimate") \
+	X("session.#.path.#.delivery_rate_bytes_per_s", GAUGE, "latest delivery rate sample") \
+	X("session.#.path.#.idle_ms", GAUGE, "time since the last packet from the peer") \
+	X("session.#.path.#.sent_pkts", COUNTER, "packets sent on the path") \
+	X("session.#.path.#.sent_bytes", COUNTER, "bytes sent on the path") \
+	X("session.#.path.#.delivered_pkts", COUNTER, "packets acked on the path") \
+	X("session.#.path.#.delivered_bytes", COUNTER, "bytes acked on the path") \
+	X("session.#.path.#.lost_pkts", COUNTER, "packets declared lost on the path") \
+	X("session.#.path.#.lost_bytes", COUNTER, "bytes declared lost on the path") \
+	X("session.#.path.#.rx_pkts", COUNTER, "packets received on the path") \
+	X("session.#.path.#.rx_bytes", COUNTER, "bytes received on the path")
+
+struct mpt_ctl_key {
+	const char *pattern;
+	enum mpt_ctl_kind kind;
+	const char *help;
+};
+
+/* The vocabulary table (src/ctl_vocab.c) and its lookup. */
+extern const struct mpt_ctl_key mpt_ctl_keys[];
+extern const size_t mpt_ctl_nkeys;
+
+/*
+ * Look key up (e.g. "session.0.path.1.srtt_us"). Returns the table entry, or for a
+ * sched_stat key a synthetic gauge/counter entry (counter iff NAME ends in "_total"),
+ * or NULL when the key is not in the vocabulary.
+ */
+const struct mpt_ctl_key *mpt_ctl_key_find(const char *key);
+
+#endif

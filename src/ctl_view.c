@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/* Text views of mptund-ctl (see ctl_view.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_fmt.h"
+#include "ctl_view.h"
+
+#define G(...) ctl_kvl_getf(kv, __VA_ARGS__)
+
+static const char *or_dash(const char *s)
+{
+	return s ? s : "-";
+}
+
+static void path_rows(struct ctl_table *t, const struct ctl_kvl *kv, unsigned s,
+		      bool with_session)
+{
+	char pfx[64];
+	unsigned np;
+
+	snprintf(pfx, sizeof(pfx), "session.%u.path", s);
+	np = ctl_kvl_count(kv, pfx);
+	for (unsigned p = 0; p < np; p++) {
+		char rtt[32], min[32], var[32], cwnd[32], infl[32], pace[32], bw[32], sidx[16];
+		const char *peer = G("session.%u.peer", s);
+
+		snprintf(sidx, sizeof(sidx), "%u", s);
+		ctl_human_us(G("session.%u.path.%u.srtt_us", s, p), rtt, sizeof(rtt));
+		ctl_human_us(G("session.%u.path.%u.min_rtt_us", s, p), min, sizeof(min));
+		ctl_human_us(G("session.%u.path.%u.rttvar_us", s, p), var, sizeof(var));
+		ctl_human_bytes(G("session.%u.path.%u.cwnd_bytes", s, p), cwnd, sizeof(cwnd));
+		ctl_human_bytes(G("session.%u.path.%u.in_flight_bytes", s, p), infl, sizeof(infl));
+		ctl_human_rate(G("session.%u.path.%u.pacing_rate_bytes_per_s", s, p), pace,
+			       sizeof(pace));
+		ctl_human_rate(G("session.%u.path.%u.btlbw_bytes_per_s", s, p), bw, sizeof(bw));
+		if (with_session) {
+			const char *row[] = {
+				sidx, or_dash(peer), G("session.%u.path.%u.name", s, p),
+				G("session.%u.path.%u.state", s, p), G("session.%u.path.%u.cost", s, p),
+				rtt, var, min, cwnd, infl, bw,
+				G("session.%u.path.%u.lost_pkts", s, p),
+			};
+			ctl_table_row(t, row);
+		} else {
+			const char *row[] = {
+				G("session.%u.path.%u.name", s, p), G("session.%u.path.%u.state", s, p),
+				rtt, min, cwnd, infl, pace, G("session.%u.path.%u.cc_state", s, p),
+			};
+			ctl_table_row(t, row);
+		}
+	}
+}
+
+void ctl_view_status(FILE *f, const struct ctl_kvl *kv)
+{
+	unsigned ns = ctl_kvl_count(kv, "session");
+	struct ctl_table t;
+	char up[32], sess[16];
+
+	ctl_table_init(&t, 2);
+	snprintf(sess, sizeof(sess), "%u", ns);
+	ctl_table_row(&t, (const char *[]){ "role", G("daemon.role") });
+	if (G("daemon.instance"))
+		ctl_table_row(&t, (const char *[]){ "instance", G("daemon.instance") });
+	ctl_table_row(&t, (const char *[]){ "version", G("daemon.version") });
+	ctl_table_row(&t, (const char *[]){ "uptime",
+			ctl_human_ms(G("daemon.uptime_ms"), up, sizeof(up)) });
+	ctl_table_row(&t, (const char *[]){ "sessions", sess });
+	ctl_table_print(&t, f, 0);
+	ctl_table_free(&t);
+	for (unsigned s = 0; s < ns; s++) {
+		fprintf(f, "\nsession %u  peer %s  state %s  sched %s  queue %s pkts\n", s,
+			or_dash(G("session.%u.peer", s)), or_dash(G("session.%u.state", s)),
+			or_dash(G("session.%u.sched", s)), or_dash(G("session.%u.queue_pkts", s)));
+		ctl_table_init(&t, 8);
+		ctl_table_row(&t, (const char *[]){ "PATH", "STATE", "RTT", "MIN RTT", "CWND",
+				"IN FLIGHT", "PACING", "CC STATE" });
+		path_rows(&t, kv, s, false);
+		ctl_table_print(&t, f, 2);
+		ctl_table_free(&t);
+	}
+}
+
+void ctl_view_paths(FILE *f, const struct ctl_kvl *kv)
+{
+	unsigned ns = ctl_kvl_count(kv, "session");
+	struct ctl_table t;
+
+	ctl_table_init(&t, 12);
+	ctl_table_row(&t, (const char *[]){ "SESSION", "PEER", "PATH", "STATE", "COST", "SRTT",
+			"RTTVAR", "MIN RTT", "CWND", "IN FLIGHT", "BTLBW", "LOST" });
+	for (unsigned s = 0; s < ns; s++)
+		path_rows(&t, kv, s, true);
+	ctl_table_print(&t, f, 0);
+	ctl_table_free(&t);
+}
+
+void ctl_view_sessions(FILE *f, const struct ctl_kvl *kv)
+{
+	unsigned ns = ctl_kvl_count(kv, "session");
+	struct ctl_table t;
+
+	ctl_table_init(&t, 9);
+	ctl_table_row(&t, (const char *[]){ "SESSION", "PEER", "STATE", "SCHED", "PATHS",
+			"QUEUE", "TX", "RX", "AGE" });
+	for (unsigned s = 0; s < ns; s++) {
+		char idx[16], np[16], pfx[32], tx[32], rx[32], age[32];
+
+		snprintf(idx, sizeof(idx), "%u", s);
+		snprintf(pfx, sizeof(pfx), "session.%u.path", s);
+		snprintf(np, sizeof(np), "%u", ctl_kvl_count(kv, pfx));
+		ctl_human_bytes(G("session.%u.tx_bytes", s), tx, sizeof(tx));
+		ctl_human_bytes(G("session.%u.rx_bytes", s), rx, sizeof(rx));
+		ctl_human_ms(G("session.%u.age_ms", s), age, sizeof(age));
+		ctl_table_row(&t, (const char *[]){ idx, G("session.%u.peer", s),
+				G("session.%u.state", s), G("session.%u.sched", s), np,
+				G("session.%u.queue_pkts", s), tx, rx, age });
+	}
+	ctl_table_print(&t, f, 0);
+	ctl_table_free(&t);
+}
+
+/* Parameter names, in reply order, of keys "sched.param.NAME.value". */
+void ctl_view_sched(FILE *f, const struct ctl_kvl *kv)
+{
+	struct ctl_table t;
+
+	fprintf(f, "scheduler  %s\n", or_dash(G("sched.name")));
+	if (G("sched.summary"))
+		fprintf(f, "           %s\n", G("sched.summary"));
+	if (G("sched.session"))
+		fprintf(f, "session    %s\n", G("sched.session"));
+	ctl_table_init(&t, 5);
+	ctl_table_row(&t, (const char *[]){ "PARAM", "VALUE", "RANGE", "DEFAULT", "HELP" });
+	for (size_t i = 0; i < kv->n; i++) {
+		const char *k = kv->v[i].key;
+		char name[128], range[160];
+		size_t l = strlen(k);
+
+		if (strncmp(k, "sched.param.", 12) || l < 18 || strcmp(k + l - 6, ".value"))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(l - 18), k + 12);
+		if (G("sched.param.%s.values", name))
+			snprintf(range, sizeof(range), "%s", G("sched.param.%s.values", name));
+		else
+			snprintf(range, sizeof(range), "[%s, %s]",
+				 or_dash(G("sched.param.%s.min", name)),
+				 or_dash(G("sched.param.%s.max", name)));
+		ctl_table_row(&t, (const char *[]){ name, kv->v[i].val, range,
+				G("sched.param.%s.default", name), G("sched.param.%s.help", name) });
+	}
+	if (t.nrows > 1) {
+		fputc('\n', f);
+		ctl_table_print(&t, f, 0);
+	}
+	ctl_table_free(&t);
+}
+
+void ctl_view_sched_list(FILE *f, const struct ctl_kvl *kv)
+{
+	unsigned n = ctl_kvl_count(kv, "sched");
+	struct ctl_table t;
+
+	ctl_table_init(&t, 2);
+	ctl_table_row(&t, (const char *[]){ "NAME", "SUMMARY" });
+	for (unsigned i = 0; i < n; i++)
+		ctl_table_row(&t, (const char *[]){ G("sched.%u.name", i), G("sched.%u.summary", i) });
+	ctl_table_print(&t, f, 0);
+	ctl_table_free(&t);
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+/* Fake daemon for the control tests (see ctl_fake.h); also shows the handler idiom. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <mptund/sched.h>
+
+#include "ctl_fake.h"
+
+static const struct mpt_param fake_params[] = {
+	{ .name = "min_frac", .type = MPT_PARAM_DOUBLE,
+	  .offset = offsetof(struct fake_sched, min_frac), .min = 0.01, .max = 1, .def = 0.1,
+	  .help = "lowest live-window fraction (ACPF sec. 3)" },
+	{ .name = "probe_ms", .type = MPT_PARAM_U32,
+	  .offset = offsetof(struct fake_sched, probe_ms), .min = 1, .max = 1000, .def = 10,
+	  .help = "probe interval" },
+};
+
+static const struct mpt_stat fake_stats[] = {
+	{ .name = "cw_frac", .type = MPT_STAT_DOUBLE, .kind = MPT_STAT_GAUGE, .per_path = true,
+	  .offset = offsetof(struct fake_sched, cw_frac), .help = "live window fraction" },
+	{ .name = "moves", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct fake_sched, moves), .help = "moves" },
+};
+
+void ctl_fake_init(struct fake_daemon *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->sched_name = "acpf";
+	mpt_param_defaults(fake_params, 2, &d->sched);
+	d->sched.cw_frac[0] = 1;
+	d->sched.cw_frac[1] = 0.53;
+	d->sched.moves = 7;
+	d->paths[0] = (struct fake_path){ "wifi", true, 1, 3, 12300, 131072 };
+	d->paths[1] = (struct fake_path){ "cell", true, 10, 1, 48000, 65536 };
+}
+
+static int f_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
+{
+	struct fake_daemon *d = ctx;
+
+	d->dumps++;
+	mpt_ctl_outf(out, "daemon.version=0.1.0");
+	mpt_ctl_outf(out, "daemon.instance=test");
+	mpt_ctl_outf(out, "daemon.role=ue");
+	mpt_ctl_outf(out, "daemon.uptime_ms=%u", 3723000u);
+	mpt_ctl_outf(out, "daemon.tun_rx_pkts=%u", 1000u);
+	mpt_ctl_outf(out, "session.0.peer=anchor \"1\"");
+	mpt_ctl_outf(out, "session.0.state=established");
+	mpt_ctl_outf(out, "session.0.sched=%s", d->sched_name);
+	mpt_ctl_outf(out, "session.0.queue_pkts=%u", 3u);
+	mpt_ctl_outf(out, "session.0.tx_bytes=%u", 1500000u);
+	mpt_ctl_outf(out, "session.0.reorder.released_timeout=%u", 2u);
+	for (unsigned p = 0; p < 2; p++) {
+		const struct fake_path *fp = &d->paths[p];
+
+		mpt_ctl_outf(out, "session.0.path.%u.name=%s", p, fp->name);
+		mpt_ctl_outf(out, "session.0.path.%u.state=%s", p, fp->admin_up ? "up" : "admin_down");
+		mpt_ctl_outf(out, "session.0.path.%u.cc_state=probe_bw", p);
+		mpt_ctl_outf(out, "session.0.path.%u.up=%d", p, fp->admin_up);
+		mpt_ctl_outf(out, "session.0.path.%u.cost=%u", p, fp->cost);
+		mpt_ctl_outf(out, "session.0.path.%u.srtt_us=%llu", p, (unsigned long long)fp->srtt_us);
+		mpt_ctl_outf(out, "session.0.path.%u.min_rtt_us=%llu", p,
+			     (unsigned long long)fp->srtt_us - 2000);
+		mpt_ctl_outf(out, "session.0.path.%u.cwnd_bytes=%llu", p, (unsigned long long)fp->cwnd);
+		mpt_ctl_outf(out, "session.0.path.%u.in_flight_bytes=%u", p, 4096u);
+		mpt_ctl_outf(out, "session.0.path.%u.pacing_rate_bytes_per_s=%u", p, 3125000u);
+		mpt_ctl_outf(out, "session.0.path.%u.lost_pkts=%u", p, p * 5);
+	}
+	mpt_ctl_out_sched_stats(out, 0, fake_stats, 2, &d->sched, 2);
+	for (unsigned i = 0; i < d->pad_lines; i++)
+		mpt_ctl_outf(out, "daemon.pad%u=%0100u", i, i);
+	return out->err;
+}
+
+static int f_sched(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out)
+{
+	struct fake_daemon *d = ctx;
+	char err[128];
+	uint32_t s;
+
+	if (mpt_ctl_req_u32(req, "session", 0, 0, 0, &s, err, sizeof(err))) {
+		mpt_ctl_outf(out, "message=%s", err);
+		return -EINVAL;
+	}
+	mpt_ctl_outf(out, "sched.name=%s", d->sched_name);
+	mpt_ctl_outf(out, "sched.summary=fake cheapest path first");
+	return mpt_ctl_out_params(out, "sched.param", fake_params, 2, &d->sched);
+}
+
+/* All or nothing: check every key on a copy, then commit. */
+static int f_set(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out)
+{
+	struct fake_daemon *d = ctx;
+	struct fake_sched copy = d->sched;
+	const char *name = NULL;
+	char err[160];
+	int rc;
+
+	for (unsigned i = 0; i < req->nkv; i++) {
+		const char *k = req->kv[i].key, *v = req->kv[i].val;
+		const struct mpt_param *p;
+
+		if (!strcmp(k, "session"))
+			continue;
+		if (!strcmp(k, "sched")) {
+			if (!mpt_sched_find(v)) {
+				mpt_ctl_outf(out, "message=unknown scheduler '%s'", v);
+				return -ENOENT;
+			}
+			name = mpt_sched_find(v)->name;
+			continue;
+		}
+		if (!strncmp(k, "sched.", 6)) {
+			p = mpt_param_find(fake_params, 2, k + 6);
+			if (!p) {
+				mpt_ctl_outf(out, "message=%s has no tunable '%s'", d->sched_name, k + 6);
+				return -ENOENT;
+			}
+			rc = mpt_param_parse(p, &copy, v, err, sizeof(err));
+			if (rc) {
+				mpt_ctl_outf(out, "message=%s", err);
+				return rc;
+			}
+			mpt_ctl_outf(out, "%s=%s", k, v);
+			continue;
+		}
+		mpt_ctl_outf(out, "message=no congestion tunable '%s'", k);
+		return -ENOENT;
+	}
+	d->sched = copy;
+	if (name)
+		d->sched_name = name;
+	return 0;
+}
+
+static int f_path(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out)
+{
+	struct fake_daemon *d = ctx;
+	const char *name = mpt_ctl_req_get(req, "path"), *admin = mpt_ctl_req_get(req, "admin");
+	char err[160];
+	uint32_t cost;
+
+	for (unsigned p = 0; p < 2; p++) {
+		struct fake_path *fp = &d->paths[p];
+
+		if (strcmp(fp->name, name))
+			continue;
+		if (mpt_ctl_req_u32(req, "cost", fp->cost, 0, 1000000, &cost, err, sizeof(err))) {
+			mpt_ctl_outf(out, "message=%s", err);
+			return -EINVAL;
+		}
+		if (admin && strcmp(admin, "up") && strcmp(admin, "down")) {
+			mpt_ctl_outf(out, "message=admin: '%s' is not up or down", admin);
+			return -EINVAL;
+		}
+		fp->cost = cost;
+		if (admin)
+			fp->admin_up = !strcmp(admin, "up");
+		return 0;
+	}
+	mpt_ctl_outf(out, "message=no path '%s'", name);
+	return -ENOENT;
+}
+
+static int f_reload(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out)
+{
+	struct fake_daemon *d = ctx;
+
+	d->reloads++;
+	return 0;
+}
+
+const struct mpt_ctl_handlers ctl_fake_handlers = {
+	.dump = f_dump,
+	.sched = f_sched,
+	.set = f_set,
+	.path_cmd = f_path,
+	.reload = f_reload,
+};
