@@ -62,6 +62,7 @@ struct mpt_daemon {
 	ev_io nm_io;
 	ev_signal sig_term, sig_int, sig_hup;
 	struct mpt_ctl_server *ctl;
+	void *ctl_scratch;			/* a scheduler blob for checking "set" */
 
 	struct mpt_session *sessions;		/* UE: one; anchor: one per [Peer] */
 	unsigned nsessions;

@@ -11,6 +11,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "session.h"
+#include "sys.h"
 
 static void session_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {

@@ -12,6 +12,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "session.h"
+#include "sys.h"
 
 void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
 			   const struct mpt_recovery_event *ev, uint64_t now)

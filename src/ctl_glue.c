@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The daemon's control-socket handlers: the statistics dump (the vocabulary of
+ * include/mptund/ctl.h), the scheduler's tunables, live changes (scheduler, its
+ * tunables, the congestion controllers' tunables: all or nothing), administrative
+ * path control and reload.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ctl_glue.h"
+#include "ctl_server.h"
+#include "daemon.h"
+#include "log.h"
+#include "sys.h"
+
+static uint64_t us(uint64_t ns)
+{
+	return ns / 1000;
+}
+
+static const char *path_state(const struct mpt_path *p)
+{
+	if (!p->admin_up)
+		return "admin_down";
+	if (!p->link_ok)
+		return "down";
+	if (p->alive)
+		return "up";
+	return p->remote_len ? "probing" : "down";
+}
+
+static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
+		      const struct mpt_path *p, uint64_t now)
+{
+	const struct mpt_recovery *r = &p->rec;
+	char pre[48], remote[80] = "-";
+	unsigned si = s->idx, pi = p->id;
+
+	snprintf(pre, sizeof(pre), "session.%u.path.%u", si, pi);
+	if (p->remote_len)
+		mpt_sockaddr_format(&p->remote, remote, sizeof(remote));
+	mpt_ctl_outf(out, "%s.name=%s", pre, p->name);
+	mpt_ctl_outf(out, "%s.state=%s", pre, path_state(p));
+	mpt_ctl_outf(out, "%s.cc=%s", pre, p->cc_ops->name);
+	mpt_ctl_outf(out, "%s.cc_state=%s", pre, mpt_cc_state_names[p->cc.state %
+							      MPT_CC_STATE_MAX]);
+	mpt_ctl_outf(out, "%s.remote=%s", pre, remote);
+	mpt_ctl_outf(out, "%s.up=%d", pre, mpt_path_usable(p));
+	mpt_ctl_outf(out, "%s.cost=%u", pre, p->cost);
+	mpt_ctl_outf(out, "%s.weight=%u", pre, p->weight);
+	mpt_ctl_outf(out, "%s.mtu_bytes=%u", pre, s->d->inner_mtu);
+	mpt_ctl_outf(out, "%s.srtt_us=%llu", pre, (unsigned long long)us(r->srtt_ns));
+	mpt_ctl_outf(out, "%s.rttvar_us=%llu", pre, (unsigned long long)us(r->rttvar_ns));
+	mpt_ctl_outf(out, "%s.min_rtt_us=%llu", pre,
+		     (unsigned long long)us(r->have_rtt ? r->min_rtt_ns : 0));
+	mpt_ctl_outf(out, "%s.latest_rtt_us=%llu", pre,
+		     (unsigned long long)us(r->latest_rtt_ns));
+	mpt_ctl_outf(out, "%s.cwnd_bytes=%llu", pre, (unsigned long long)p->cc.cwnd);
+	mpt_ctl_outf(out, "%s.in_flight_bytes=%llu", pre,
+		     (unsigned long long)mpt_path_in_flight(p));
+	mpt_ctl_outf(out, "%s.pacing_rate_bytes_per_s=%llu", pre,
+		     (unsigned long long)p->cc.pacing_rate);
+	mpt_ctl_outf(out, "%s.btlbw_bytes_per_s=%llu", pre, (unsigned long long)p->cc.btlbw);
+	mpt_ctl_outf(out, "%s.delivery_rate_bytes_per_s=%llu", pre,
+		     (unsigned long long)r->delivery_rate);
+	mpt_ctl_outf(out, "%s.idle_ms=%llu", pre, (unsigned long long)(p->last_rx_ns ?
+		     (now - p->last_rx_ns) / MPT_NSEC_PER_MSEC : 0));
+	mpt_ctl_outf(out, "%s.sent_pkts=%llu", pre, (unsigned long long)r->sent_pkts);
+	mpt_ctl_outf(out, "%s.sent_bytes=%llu", pre, (unsigned long long)r->sent_bytes);
+	mpt_ctl_outf(out, "%s.delivered_pkts=%llu", pre, (unsigned long long)r->acked_pkts);
+	mpt_ctl_outf(out, "%s.delivered_bytes=%llu", pre, (unsigned long long)r->acked_bytes);
+	mpt_ctl_outf(out, "%s.lost_pkts=%llu", pre, (unsigned long long)r->lost_pkts);
+	mpt_ctl_outf(out, "%s.lost_bytes=%llu", pre, (unsigned long long)r->lost_bytes);
+	mpt_ctl_outf(out, "%s.rx_pkts=%llu", pre, (unsigned long long)p->st.rx_pkts);
+	mpt_ctl_outf(out, "%s.rx_bytes=%llu", pre, (unsigned long long)p->st.rx_bytes);
+	mpt_ctl_outf(out, "%s.data_tx_pkts=%llu", pre, (unsigned long long)p->st.data_tx);
+	mpt_ctl_outf(out, "%s.data_rx_pkts=%llu", pre, (unsigned long long)p->st.data_rx);
+	mpt_ctl_outf(out, "%s.probe_timeouts=%llu", pre, (unsigned long long)p->st.ptos);
+	mpt_ctl_outf(out, "%s.downs=%llu", pre, (unsigned long long)p->st.downs);
+	mpt_ctl_outf(out, "%s.send_errors=%llu", pre, (unsigned long long)p->st.send_errors);
+	for (size_t k = 0; k < p->cc_ops->nstats; k++) {
+		const struct mpt_stat *st = &p->cc_ops->stats[k];
+
+		mpt_ctl_outf(out, "%s.cc_stat.%s=%.10g", pre, st->name,
+			     mpt_stat_read(st, p->cc.priv, 0));
+	}
+}
+
+static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, uint64_t now)
+{
+	const struct mpt_reorder_stats *rs = &s->reorder.st;
+	unsigned si = s->idx;
+
+	mpt_ctl_outf(out, "session.%u.peer=%s", si, s->name);
+	mpt_ctl_outf(out, "session.%u.state=%s", si, s->cur.valid ? "established" : "handshake");
+	mpt_ctl_outf(out, "session.%u.sched=%s", si, s->sched->name);
+	mpt_ctl_outf(out, "session.%u.cc=%s", si, s->d->cfg.cc);
+	mpt_ctl_outf(out, "session.%u.age_ms=%llu", si, (unsigned long long)(s->cur.valid ?
+		     (now - s->established_ns) / MPT_NSEC_PER_MSEC : 0));
+	mpt_ctl_outf(out, "session.%u.queue_pkts=%u", si, s->squeue.pkts);
+	mpt_ctl_outf(out, "session.%u.queue_bytes=%llu", si, (unsigned long long)s->squeue.bytes);
+	mpt_ctl_outf(out, "session.%u.tx_pkts=%llu", si, (unsigned long long)s->st.tun_rx_pkts);
+	mpt_ctl_outf(out, "session.%u.tx_bytes=%llu", si, (unsigned long long)s->st.tun_rx_bytes);
+	mpt_ctl_outf(out, "session.%u.rx_pkts=%llu", si, (unsigned long long)s->st.tun_tx_pkts);
+	mpt_ctl_outf(out, "session.%u.rx_bytes=%llu", si, (unsigned long long)s->st.tun_tx_bytes);
+	mpt_ctl_outf(out, "session.%u.sched_drop_pkts=%llu", si,
+		     (unsigned long long)s->st.queue_drops);
+	mpt_ctl_outf(out, "session.%u.no_key_drop_pkts=%llu", si,
+		     (unsigned long long)s->st.no_key_drops);
+	mpt_ctl_outf(out, "session.%u.spoofed_drop_pkts=%llu", si,
+		     (unsigned long long)s->st.spoofed);
+	mpt_ctl_outf(out, "session.%u.holds=%llu", si, (unsigned long long)s->st.holds);
+	mpt_ctl_outf(out, "session.%u.handshakes=%llu", si, (unsigned long long)s->st.handshakes);
+	mpt_ctl_outf(out, "session.%u.rekeys=%llu", si, (unsigned long long)s->st.rekeys);
+	mpt_ctl_outf(out, "session.%u.sched_switches=%llu", si,
+		     (unsigned long long)s->st.sched_switches);
+	for (int r = 1; r < MPT_WIRE_REASON_COUNT; r++)
+		if (s->st.drops[r])
+			mpt_ctl_outf(out, "session.%u.drop.%s=%llu", si, mpt_wire_strerror(r),
+				     (unsigned long long)s->st.drops[r]);
+	mpt_ctl_outf(out, "session.%u.reorder.buffered_pkts=%u", si, s->reorder.nheld);
+	mpt_ctl_outf(out, "session.%u.reorder.timeout_us=%llu", si,
+		     (unsigned long long)us(s->reorder.hold_ns));
+	mpt_ctl_outf(out, "session.%u.reorder.held=%llu", si, (unsigned long long)rs->held);
+	mpt_ctl_outf(out, "session.%u.reorder.released_inorder=%llu", si,
+		     (unsigned long long)rs->in_order);
+	mpt_ctl_outf(out, "session.%u.reorder.released_timeout=%llu", si,
+		     (unsigned long long)rs->timeout);
+	mpt_ctl_outf(out, "session.%u.reorder.released_overflow=%llu", si,
+		     (unsigned long long)rs->overflow);
+	mpt_ctl_outf(out, "session.%u.reorder.late=%llu", si, (unsigned long long)rs->late);
+	mpt_ctl_outf(out, "session.%u.reorder.duplicates=%llu", si,
+		     (unsigned long long)rs->duplicate);
+	for (unsigned i = 0; i < s->npaths; i++)
+		mpt_ctl_outf(out, "session.%u.path.%u.picks=%llu", si, i,
+			     (unsigned long long)s->st.picks[i]);
+	mpt_ctl_out_sched_stats(out, si, s->sched->stats, s->sched->nstats, s->sched_priv,
+				s->npaths);
+	for (unsigned i = 0; i < s->npaths; i++)
+		if (s->paths[i].used)
+			dump_path(out, s, &s->paths[i], now);
+}
+
+static int h_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
+{
+	struct mpt_daemon *d = ctx;
+	uint64_t now = mpt_now_ns(), tun_rx = 0, tun_txb = 0, tun_tx = 0, tun_rxb = 0;
+	uint64_t auth = 0, replay = 0, malformed = 0;
+	unsigned established = 0;
+
+	for (unsigned i = 0; i < d->nsessions; i++) {
+		const struct mpt_session *s = &d->sessions[i];
+
+		established += s->cur.valid;
+		tun_rx += s->st.tun_rx_pkts;
+		tun_rxb += s->st.tun_rx_bytes;
+		tun_tx += s->st.tun_tx_pkts;
+		tun_txb += s->st.tun_tx_bytes;
+		auth += s->st.drops[MPT_WIRE_DECRYPT];
+		replay += s->st.drops[MPT_WIRE_REPLAY];
+		for (int r = MPT_WIRE_SHORT; r < MPT_WIRE_DECRYPT; r++)
+			malformed += s->st.drops[r];
+	}
+	for (int r = MPT_WIRE_SHORT; r < MPT_WIRE_DECRYPT; r++)
+		malformed += d->st.drops[r];
+	mpt_ctl_outf(out, "daemon.version=%s", MPTUND_VERSION);
+	mpt_ctl_outf(out, "daemon.instance=%s", d->instance);
+	mpt_ctl_outf(out, "daemon.role=%s", d->cfg.role == MPT_ROLE_UE ? "ue" : "anchor");
+	mpt_ctl_outf(out, "daemon.uptime_ms=%llu",
+		     (unsigned long long)((now - d->start_ns) / MPT_NSEC_PER_MSEC));
+	mpt_ctl_outf(out, "daemon.sessions=%u", established);
+	mpt_ctl_outf(out, "daemon.ctl_clients=%u", d->ctl ? d->ctl->nclients : 0);
+	mpt_ctl_outf(out, "daemon.tun_rx_pkts=%llu", (unsigned long long)tun_rx);
+	mpt_ctl_outf(out, "daemon.tun_rx_bytes=%llu", (unsigned long long)tun_rxb);
+	mpt_ctl_outf(out, "daemon.tun_tx_pkts=%llu", (unsigned long long)tun_tx);
+	mpt_ctl_outf(out, "daemon.tun_tx_bytes=%llu", (unsigned long long)tun_txb);
+	mpt_ctl_outf(out, "daemon.drop_auth_pkts=%llu", (unsigned long long)(auth +
+		     d->st.drops[MPT_WIRE_HS_MAC1] + d->st.drops[MPT_WIRE_HS_CRYPTO] +
+		     d->st.drops[MPT_WIRE_HS_UNKNOWN_PEER]));
+	mpt_ctl_outf(out, "daemon.drop_replay_pkts=%llu", (unsigned long long)(replay +
+		     d->st.drops[MPT_WIRE_HS_REPLAY]));
+	mpt_ctl_outf(out, "daemon.drop_malformed_pkts=%llu", (unsigned long long)malformed);
+	mpt_ctl_outf(out, "daemon.drop_no_session_pkts=%llu", (unsigned long long)
+		     (d->st.drops[MPT_WIRE_UNKNOWN_INDEX] + d->st.tun_no_session));
+	mpt_ctl_outf(out, "daemon.drop_ratelimit_pkts=%llu",
+		     (unsigned long long)d->st.drops[MPT_WIRE_HS_RATELIMIT]);
+	mpt_ctl_outf(out, "daemon.pool_free=%u", d->pool.nfree);
+	mpt_ctl_outf(out, "daemon.pool_exhausted=%llu",
+		     (unsigned long long)(d->pool.exhausted + d->st.pool_exhausted));
+	for (unsigned i = 0; i < d->nsessions; i++)
+		dump_session(out, &d->sessions[i], now);
+	return 0;
+}
+
+/* session=S: one session, or all (returns the range). */
+static int sessions_of(struct mpt_daemon *d, const struct mpt_ctl_req *req,
+		       struct mpt_ctl_out *out, unsigned *lo, unsigned *hi)
+{
+	char err[160];
+	uint32_t s;
+
+	*lo = 0;
+	*hi = d->nsessions;
+	if (!mpt_ctl_req_get(req, "session"))
+		return 0;
+	if (mpt_ctl_req_u32(req, "session", 0, 0, d->nsessions ? d->nsessions - 1 : 0, &s,
+			    err, sizeof(err)) < 0) {
+		mpt_ctl_outf(out, "message=%s", err);
+		return -ENOENT;
+	}
+	*lo = s;
+	*hi = s + 1;
+	return 0;
+}
+
+static int h_sched(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out)
+{
+	struct mpt_daemon *d = ctx;
+	const struct mpt_session *s;
+	unsigned lo, hi;
+	int ret = sessions_of(d, req, out, &lo, &hi);
+
+	if (ret < 0)
+		return ret;
+	s = &d->sessions[lo];
+	mpt_ctl_outf(out, "sched.name=%s", s->sched->name);
+	mpt_ctl_outf(out, "sched.summary=%s", s->sched->summary ? s->sched->summary : "");
+	return mpt_ctl_out_params(out, "sched.param", s->sched->params, s->sched->nparams,
+				  s->sched_priv);
+}
+
+/*
+ * Check or apply one "set" request. With apply false nothing changes and every
+ * value is checked against scratch copies; with apply true the same steps run on
+ * the live state, so a request that passed the check cannot fail half-way.
+ */
+static int set_pass(struct mpt_daemon *d, const struct mpt_ctl_req *req,
+		    struct mpt_ctl_out *out, unsigned lo, unsigned hi, bool apply)
+{
+	const struct mpt_sched_ops *nops = NULL;
+	const char *name = mpt_ctl_req_get(req, "sched");
+	char err[256];
+	int ret;
+
+	if (name) {
+		nops = mpt_sched_find(name);
+		if (!nops) {
+			mpt_ctl_outf(out, "message=unknown scheduler '%s'", name);
+			return -ENOENT;
+		}
+	}
+	for (unsigned si = lo; si < hi; si++) {
+		struct mpt_session *s = &d->sessions[si];
+		const struct mpt_sched_ops *ops = nops ? nops : s->sched;
+		unsigned char *scratch = d->ctl_scratch;
+		void *blob = s->sched_priv;
+		bool sched_touched = false;
+
+		if (!apply) {
+			/* scratch: the blob the scheduler will have after the switch */
+			if (nops && nops != s->sched)
+				mpt_sched_prepare(scratch, nops);
+			else
+				memcpy(scratch, s->sched_priv, MPT_SCHED_PRIV_SIZE);
+			blob = scratch;
+		} else if (nops && nops != s->sched) {
+			ret = mpt_session_set_sched(s, nops, err, sizeof(err));
+			if (ret < 0) {
+				mpt_ctl_outf(out, "message=%s", err);
+				return ret;
+			}
+			log_info("%s: scheduler switched to %s", s->name, nops->name);
+		}
+		for (unsigned k = 0; k < req->nkv; k++) {
+			const char *key = req->kv[k].key, *val = req->kv[k].val;
+			const struct mpt_param *p;
+			bool found = false;
+
+			if (!strcmp(key, "session") || !strcmp(key, "sched"))
+				continue;
+			if (!strncmp(key, "sched.", 6)) {
+				p = mpt_param_find(ops->params, ops->nparams, key + 6);
+				if (!p) {
+					mpt_ctl_outf(out, "message=scheduler %s has no tunable "
+						     "'%s'", ops->name, key + 6);
+					return -ENOENT;
+				}
+				ret = mpt_param_parse(p, blob, val, err, sizeof(err));
+				if (ret < 0) {
+					mpt_ctl_outf(out, "message=%s", err);
+					return ret;
+				}
+				sched_touched = true;
+				continue;
+			}
+			if (strncmp(key, "cc.", 3) != 0) {
+				mpt_ctl_outf(out, "message=unknown setting '%s'", key);
+				return -ENOENT;
+			}
+			for (unsigned i = 0; i < s->npaths; i++) {
+				struct mpt_path *path = &s->paths[i];
+				struct mpt_cc scc;
+				struct mpt_cc *cc = apply ? &path->cc : &scc;
+
+				p = mpt_param_find(path->cc_ops->params, path->cc_ops->nparams,
+						   key + 3);
+				if (!p || !path->used)
+					continue;
+				found = true;
+				if (!apply)
+					scc = path->cc;
+				ret = mpt_param_parse(p, cc->priv, val, err, sizeof(err));
+				if (ret < 0) {
+					mpt_ctl_outf(out, "message=%s", err);
+					return ret;
+				}
+				if (apply && path->cc_ops->params_changed)
+					path->cc_ops->params_changed(cc);
+			}
+			if (!found) {
+				mpt_ctl_outf(out, "message=no path's congestion controller has a "
+					     "tunable '%s'", key + 3);
+				return -ENOENT;
+			}
+		}
+		if (apply && sched_touched && s->sched->params_changed)
+			s->sched->params_changed(s->sched_priv);
+		if (apply)
+			mpt_daemon_mark(d, s);
+	}
+	return 0;
+}
+
+static int h_set(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out)
+{
+	struct mpt_daemon *d = ctx;
+	unsigned lo, hi;
+	int ret = sessions_of(d, req, out, &lo, &hi);
+
+	if (ret < 0)
+		return ret;
+	ret = set_pass(d, req, out, lo, hi, false);
+	if (ret < 0)
+		return ret;
+	ret = set_pass(d, req, out, lo, hi, true);
+	mpt_daemon_flush_dirty(d, mpt_now_ns());
+	return ret;
+}
+
+static int h_path(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out)
+{
+	struct mpt_daemon *d = ctx;
+	const char *name = mpt_ctl_req_get(req, "path"), *admin = mpt_ctl_req_get(req, "admin");
+	uint64_t now = mpt_now_ns();
+	unsigned lo, hi, found = 0;
+	char err[160];
+	int ret = sessions_of(d, req, out, &lo, &hi);
+
+	if (ret < 0)
+		return ret;
+	if (!name) {
+		mpt_ctl_outf(out, "message=path= is required");
+		return -EINVAL;
+	}
+	if (admin && strcmp(admin, "up") && strcmp(admin, "down")) {
+		mpt_ctl_outf(out, "message=admin: '%s' is not up or down", admin);
+		return -EINVAL;
+	}
+	for (unsigned si = lo; si < hi; si++) {
+		struct mpt_session *s = &d->sessions[si];
+
+		for (unsigned i = 0; i < s->npaths; i++) {
+			struct mpt_path *p = &s->paths[i];
+			uint32_t cost, weight;
+
+			if (!p->used || strcmp(p->name, name) != 0)
+				continue;
+			if (mpt_ctl_req_u32(req, "cost", p->cost, 0, 1000000, &cost, err,
+					    sizeof(err)) < 0 ||
+			    mpt_ctl_req_u32(req, "weight", p->weight, 0, 1000000, &weight, err,
+					    sizeof(err)) < 0) {
+				mpt_ctl_outf(out, "message=%s", err);
+				return -EINVAL;
+			}
+			found++;
+			p->cost = cost;
+			p->weight = weight;
+			if (admin && p->admin_up != !strcmp(admin, "up")) {
+				p->admin_up = !strcmp(admin, "up");
+				log_info("%s: path %s administratively %s", s->name, p->name,
+					 admin);
+				if (p->admin_up)
+					p->next_probe_ns = now;
+				mpt_session_path_changed(s, p, now);
+			}
+			mpt_daemon_mark(d, s);
+		}
+	}
+	if (!found) {
+		mpt_ctl_outf(out, "message=no path '%s'", name);
+		return -ENOENT;
+	}
+	mpt_daemon_flush_dirty(d, now);
+	return 0;
+}
+
+static int h_reload(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out)
+{
+	struct mpt_daemon *d = ctx;
+	char err[512];
+	int ret = mpt_daemon_reload(d, err, sizeof(err));
+
+	if (ret < 0)
+		mpt_ctl_outf(out, "message=%s", err);
+	return ret;
+}
+
+static const struct mpt_ctl_handlers handlers = {
+	.dump = h_dump,
+	.sched = h_sched,
+	.set = h_set,
+	.path_cmd = h_path,
+	.reload = h_reload,
+};
+
+int mpt_ctl_glue_open(struct mpt_daemon *d, char *err, size_t errlen)
+{
+	d->ctl = calloc(1, sizeof(*d->ctl));
+	if (!d->ctl) {
+		snprintf(err, errlen, "control socket: out of memory");
+		return -ENOMEM;
+	}
+	d->ctl_scratch = aligned_alloc(64, MPT_SCHED_PRIV_SIZE);
+	if (!d->ctl_scratch ||
+	    mpt_ctl_server_open(d->ctl, d->loop, d->cfg.ctl_path, d->cfg.ctl_group,
+				&handlers, d, err, errlen) < 0) {
+		if (!d->ctl_scratch)
+			snprintf(err, errlen, "control socket: out of memory");
+		free(d->ctl_scratch);
+		free(d->ctl);
+		d->ctl_scratch = NULL;
+		d->ctl = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void mpt_ctl_glue_close(struct mpt_daemon *d)
+{
+	if (!d->ctl)
+		return;
+	mpt_ctl_server_close(d->ctl);
+	free(d->ctl);
+	free(d->ctl_scratch);
+	d->ctl = NULL;
+	d->ctl_scratch = NULL;
+}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Handshake glue between the Noise IK messages (noise.c) and the sessions.
+ *
+ * The UE initiates: it sends the same init on every path whose link is up, so the
+ * tunnel comes up over whichever path works first (the anchor answers the first copy
+ * and refuses the others as replays of the same timestamp), and retries with backoff
+ * until a response arrives. It rekeys the same way after RekeyAfterTime or
+ * RekeyAfterPackets while traffic keeps flowing on the current keypair.
+ *
+ * The anchor answers an init only after the cheap mac1 check and the per-source rate
+ * limit, and allocates nothing for it: the responder state lives on the stack until
+ * the init authenticated as one of the configured peers.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon.h"
+#include "keys.h"
+#include "log.h"
+#include "sys.h"
+
+#define HS_RETRY_NS	(1000 * MPT_NSEC_PER_MSEC)	/* first retry after 1 s */
+#define HS_RETRY_MAX_NS	(8000 * MPT_NSEC_PER_MSEC)	/* backoff cap */
+
+uint32_t mpt_hs_new_index(struct mpt_daemon *d, unsigned session_idx)
+{
+	struct mpt_session *s = &d->sessions[session_idx];
+	uint32_t index;
+
+	do {
+		index = (uint32_t)(mpt_rng_u64(&d->rng) & 0xffff0000u) | session_idx;
+	} while ((s->cur.valid && s->cur.local_index == index) ||
+		 (s->prev.valid && s->prev.local_index == index));
+	return index;
+}
+
+static void tai64n_now(struct mpt_session *s, uint8_t ts[MPT_TIMESTAMP_LEN])
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	mpt_noise_tai64n(ts, (uint64_t)t.tv_sec * MPT_NSEC_PER_SEC + (uint64_t)t.tv_nsec);
+	/* strictly increasing even if the wall clock steps back: the anchor refuses
+	 * an init that is not newer than the last one it accepted from us */
+	if (memcmp(ts, s->last_init_ts, MPT_TIMESTAMP_LEN) <= 0) {
+		memcpy(ts, s->last_init_ts, MPT_TIMESTAMP_LEN);
+		for (int i = MPT_TIMESTAMP_LEN - 1; i >= 0 && ++ts[i] == 0; i--)
+			;
+	}
+	memcpy(s->last_init_ts, ts, MPT_TIMESTAMP_LEN);
+}
+
+void mpt_hs_ue_start(struct mpt_session *s, uint64_t now)
+{
+	struct mpt_daemon *d = s->d;
+	uint8_t eph[MPT_KEY_BYTES], ts[MPT_TIMESTAMP_LEN];
+	uint64_t backoff;
+	unsigned sent = 0;
+
+	if (mpt_random_bytes(eph, sizeof(eph)) < 0) {
+		log_warn("handshake: getrandom");
+		s->hs_next_ns = now + HS_RETRY_NS;
+		return;
+	}
+	tai64n_now(s, ts);
+	if (mpt_noise_create_init(&s->hs, &d->local, s->peer->public_key, d->cfg.cipher,
+				  mpt_hs_new_index(d, s->idx), eph, ts, s->hs_msg) < 0) {
+		log_warnx("handshake: cannot build an init");
+		s->hs_next_ns = now + HS_RETRY_NS;
+		return;
+	}
+	explicit_bzero(eph, sizeof(eph));
+	for (unsigned i = 0; i < s->npaths; i++) {
+		struct mpt_path *p = &s->paths[i];
+
+		if (!p->link_ok || !p->admin_up || p->fd < 0)
+			continue;
+		if (sendto(p->fd, s->hs_msg, sizeof(s->hs_msg), 0,
+			   (struct sockaddr *)&p->remote, p->remote_len) == sizeof(s->hs_msg))
+			sent++;
+		else
+			p->st.send_errors++;
+	}
+	backoff = HS_RETRY_NS << MPT_MIN(s->hs_tries, 3u);
+	s->hs_tries++;
+	s->hs_next_ns = now + MPT_MIN(backoff, HS_RETRY_MAX_NS);
+	log_debug("%s: handshake init sent on %u path(s), try %u", s->name, sent, s->hs_tries);
+}
+
+static void ue_on_response(struct mpt_daemon *d, uint8_t *buf, size_t len, int path_hint,
+			   uint64_t now)
+{
+	struct mpt_session *s = &d->sessions[0];
+	struct mpt_keypair kp;
+	bool first = !s->cur.valid;
+	int reason;
+
+	if (mpt_noise_consume_response(&s->hs, &d->local, buf, len, &kp, &reason) < 0) {
+		d->st.drops[reason]++;
+		return;
+	}
+	if (mpt_session_install_keypair(s, &kp, now) < 0) {
+		log_warnx("%s: cannot install the new keys", s->name);
+		return;
+	}
+	s->hs_next_ns = 0;
+	s->hs_tries = 0;
+	if (path_hint >= 0 && (unsigned)path_hint < s->npaths)
+		mpt_session_heard(s, &s->paths[path_hint], now);
+	/* probe every path now: the anchor learns them, we learn which work */
+	for (unsigned i = 0; i < s->npaths; i++)
+		s->paths[i].next_probe_ns = now;
+	if (first)
+		log_info("%s: tunnel established", s->name);
+	else
+		log_debug("%s: rekeyed", s->name);
+	mpt_daemon_mark(d, s);
+}
+
+static int lookup_peer(void *arg, const uint8_t pub[MPT_KEY_BYTES], void **peer,
+		       uint8_t **last_ts)
+{
+	struct mpt_daemon *d = arg;
+
+	for (unsigned i = 0; i < d->nsessions; i++) {
+		if (mpt_memcmp_ct(d->sessions[i].peer->public_key, pub, MPT_KEY_BYTES) == 0) {
+			*peer = &d->sessions[i];
+			*last_ts = d->sessions[i].last_init_ts;
+			return 0;
+		}
+	}
+	return -ENOKEY;
+}
+
+static void anchor_on_init(struct mpt_daemon *d, uint8_t *buf, size_t len, int fd,
+			   const struct sockaddr_storage *from, socklen_t fromlen,
+			   uint64_t now)
+{
+	struct mpt_noise_responder rsp;
+	uint8_t key[MPT_RL_ADDR_LEN], eph[MPT_KEY_BYTES], out[MPT_HS_RESP_LEN];
+	struct mpt_session *s;
+	struct mpt_keypair kp;
+	int reason;
+
+	if (!mpt_noise_mac1_ok(&d->local, buf, len)) {
+		d->st.drops[MPT_WIRE_HS_MAC1]++;
+		return;
+	}
+	if (mpt_ratelimit_key(key, (const struct sockaddr *)from) < 0 ||
+	    !mpt_ratelimit_allow(&d->hs_limit, key, now)) {
+		d->st.drops[MPT_WIRE_HS_RATELIMIT]++;
+		return;
+	}
+	if (mpt_noise_consume_init(&rsp, &d->local, buf, len, lookup_peer, d, &reason) < 0) {
+		d->st.drops[reason]++;
+		if (reason == MPT_WIRE_HS_UNKNOWN_PEER && log_ratelimit_ok(&d->rl, now))
+			log_info("handshake from an unknown key refused");
+		return;
+	}
+	s = rsp.peer;
+	if (mpt_random_bytes(eph, sizeof(eph)) < 0 ||
+	    mpt_noise_create_response(&rsp, &d->local, mpt_hs_new_index(d, s->idx), eph, out,
+				      &kp) < 0) {
+		explicit_bzero(&rsp, sizeof(rsp));
+		return;
+	}
+	explicit_bzero(eph, sizeof(eph));
+	if (mpt_session_install_keypair(s, &kp, now) < 0)
+		return;
+	if (sendto(fd, out, sizeof(out), 0, (const struct sockaddr *)from, fromlen) < 0 &&
+	    log_ratelimit_ok(&d->rl, now))
+		log_warn("%s: sending the handshake response", s->name);
+	log_info("%s: handshake completed (%s)", s->name,
+		 s->st.handshakes > 1 ? "rekey or UE restart" : "new session");
+	mpt_daemon_mark(d, s);
+}
+
+void mpt_hs_on_datagram(struct mpt_daemon *d, int type, uint8_t *buf, size_t len,
+			int fd, const struct sockaddr_storage *from, socklen_t fromlen,
+			int path_hint, uint64_t now)
+{
+	bool anchor = d->cfg.role == MPT_ROLE_ANCHOR;
+
+	if (type == MPT_MSG_HANDSHAKE_INIT && anchor)
+		anchor_on_init(d, buf, len, fd, from, fromlen, now);
+	else if (type == MPT_MSG_HANDSHAKE_RESP && !anchor)
+		ue_on_response(d, buf, len, path_hint, now);
+	else
+		d->st.drops[MPT_WIRE_BAD_TYPE]++;
+}
