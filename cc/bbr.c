@@ -70,6 +70,7 @@ struct bbr {
 	uint64_t cycle_stamp;
 	uint64_t probe_rtt_done_stamp;
 	uint64_t probe_rtt_count;	/* stat: ProbeRTT entries */
+	uint64_t probe_rtt_app_mark;	/* latest ProbeRTT app-limited mark, 0 none */
 	uint64_t full_bw;
 	uint64_t prior_cwnd;
 	uint64_t recovery_losses;	/* bytes lost in the current round */
@@ -281,6 +282,24 @@ static void bbr_update_min_rtt(struct mpt_cc *cc, struct bbr *b,
 	}
 }
 
+/*
+ * Ignore low rate samples during ProbeRTT (draft 4.3.5 BBRHandleProbeRTT, tcp_bbr.c
+ * bbr_update_min_rtt): C.app_limited = (delivered + in_flight) ? : 1 on every ACK in
+ * ProbeRTT. The controller cannot set the core's mark, so it keeps its own: a packet
+ * was sent while the mark held iff delivered then (prior_delivered) <= the mark, since
+ * the draft clears the mark once delivered exceeds it; such samples are app-limited. Without it a path that was
+ * app-limited for the whole BtlBw window (nothing inserted, the window expired) takes
+ * ProbeRTT's 4-packet rate as its new BtlBw, and regrows by up_gain per cycle.
+ */
+static void bbr_mark_probe_rtt(struct bbr *b, const struct mpt_cc_path *p)
+{
+	if (b->mode != MPT_CC_PROBE_RTT)
+		return;
+	b->probe_rtt_app_mark = p->delivered + p->in_flight;
+	if (!b->probe_rtt_app_mark)
+		b->probe_rtt_app_mark = 1;
+}
+
 static void bbr_set_pacing(struct mpt_cc *cc, struct bbr *b,
 			   const struct mpt_cc_path *p)
 {
@@ -343,15 +362,21 @@ static void bbr_on_ack(struct mpt_cc *cc, const struct mpt_cc_path *p,
 {
 	struct bbr *b = bbr_of(cc);
 
+	struct mpt_rate_sample r = *rs;
+
 	if (p->mss)
 		b->mss = p->mss;
-	bbr_update_bw(b, p, rs);
-	bbr_update_cycle(b, rs, now);
-	bbr_check_full_bw(b, rs);
+	/* ProbeRTT's low-rate samples count as app-limited (see bbr_mark_probe_rtt) */
+	if (b->probe_rtt_app_mark && r.prior_delivered <= b->probe_rtt_app_mark)
+		r.is_app_limited = true;
+	bbr_update_bw(b, p, &r);
+	bbr_update_cycle(b, &r, now);
+	bbr_check_full_bw(b, &r);
 	bbr_check_drain(cc, b, p, now);
-	bbr_update_min_rtt(cc, b, p, rs, now);
+	bbr_update_min_rtt(cc, b, p, &r, now);
+	bbr_mark_probe_rtt(b, p);
 	bbr_set_pacing(cc, b, p);
-	bbr_set_cwnd(cc, b, p, rs);
+	bbr_set_cwnd(cc, b, p, &r);
 	bbr_publish(cc, b);
 }
 
@@ -398,6 +423,7 @@ static void bbr_reset_state(struct mpt_cc *cc, struct bbr *b,
 	b->packet_conservation = false;
 	b->recovery_losses = 0;
 	b->probe_rtt_done_stamp = 0;
+	b->probe_rtt_app_mark = 0;
 	b->has_seen_rtt = false;
 	b->prior_cwnd = 0;
 	cc->cwnd = (uint64_t)b->init_cwnd_pkts * b->mss;

@@ -150,8 +150,10 @@ struct mpt_sched_ctx sim_sched_ctx(struct sim_session *s)
 	sim_refresh_views(s);
 	return (struct mpt_sched_ctx){
 		.paths = s->views, .npaths = s->npaths, .now = s->now,
-		.queue_pkts = s->cfg.source_rate ? (uint32_t)s->q.n : 1,
-		.queue_bytes = s->cfg.source_rate ? s->q.bytes : s->cfg.pkt_len,
+		/* a greedy source's backlog keeps the bounded queue full */
+		.queue_pkts = s->cfg.source_rate ? (uint32_t)s->q.n : s->cfg.queue_pkts,
+		.queue_bytes = s->cfg.source_rate ? s->q.bytes :
+			       (uint64_t)s->cfg.queue_pkts * s->cfg.pkt_len,
 		.rng = &s->rng,
 	};
 }

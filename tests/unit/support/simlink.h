@@ -28,8 +28,10 @@
  *    taken from the scheduler queue past cwnd (so tail losses cannot stall the path).
  *  - Receiver: ACKs every ack_every-th packet at once, otherwise after ack_delay_ns;
  *    the frame carries the highest received ranges and the ACK delay of the largest.
- *  - Source: greedy (the scheduler queue is never empty) or a constant rate of
- *    pkt_len-byte packets into a queue of at most queue_pkts (excess counted dropped).
+ *  - Source: greedy (an endless backlog: the scheduler queue is always full, the
+ *    scheduler sees queue_pkts packets) or a constant rate of pkt_len-byte packets
+ *    into a queue of at most queue_pkts (excess counted dropped); a rate source can
+ *    change its rate during the run (sim_session_set_source_rate).
  *    Packets carry flow_hash = seq % nflows + 1 (nflows default 1).
  *  - The scheduler is asked for the head packet after every event that may free room;
  *    its tick runs every ops->tick_ns. When the scheduler queue is empty and a path is
@@ -121,6 +123,10 @@ uint64_t sim_now(const struct sim_session *s);
  * text, then call params_changed. 0 or -EINVAL/-ERANGE/-ENOENT (message on stderr). */
 int sim_session_set_param(struct sim_session *s, int path, const char *name,
 			  const char *value);
+
+/* Change a rate source's rate (bytes/s > 0) from the next packet on; -EINVAL for a
+ * greedy source or a zero rate. */
+int sim_session_set_source_rate(struct sim_session *s, uint64_t rate);
 
 /* Session-level figures. */
 uint64_t sim_session_generated(const struct sim_session *s);	/* pkts from source */

@@ -117,6 +117,17 @@ void sim_session_free(struct sim_session *s)
 	free(s);
 }
 
+int sim_session_set_source_rate(struct sim_session *s, uint64_t rate)
+{
+	if (!s->cfg.source_rate || !rate) {
+		fprintf(stderr, "simlink: source rate %llu: only a rate source can change "
+			"its rate, to a rate > 0\n", (unsigned long long)rate);
+		return -EINVAL;
+	}
+	s->cfg.source_rate = rate;
+	return 0;
+}
+
 uint64_t sim_now(const struct sim_session *s)
 {
 	return s->now;
