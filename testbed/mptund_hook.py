@@ -43,9 +43,8 @@ def ue_config(k, sc, sched, priv, anchor_pub, seed):
              "Address = %s/24" % tunnel_addr(k), "Route = %s" % SERVER_NET,
              "ControlSocket = /tmp/%sue%d-%d.sock" % (PREFIX, k, os.getpid()),
              "Seed = %d" % seed, "",
-             "[Scheduler]", "Name = %s" % sched]
-    for key, val in sc.get("scheduler_params", {}).get(sched, {}).items():
-        lines.append("%s = %s" % (key, val))
+             "[Scheduler]", "Name = %s" % sched.split("@")[0]]
+    lines += sched_params(sc, sched)
     lines += ["", "[Congestion]", "Name = %s" % sc["tunnel_cc"], ""]
     for p, path in enumerate(t["paths"], 1):
         lines += ["[Path]", "Name = %s" % path["name"],
@@ -54,6 +53,15 @@ def ue_config(k, sc, sched, priv, anchor_pub, seed):
                   "Cost = %d" % int(path["cost"]), ""]
     lines += ["[Peer]", "PublicKey = %s" % anchor_pub, "AllowedIPs = %s" % SERVER_NET, ""]
     return "\n".join(lines)
+
+
+def sched_params(sc, sched):
+    """[Scheduler] tunables: "name@variant" uses scheduler_params["name@variant"] if
+    present, else scheduler_params["name"] (variants: e.g. olms@pm, OLMS with the
+    path-characteristic monitor, same scheduler, other tunables)."""
+    sp = sc.get("scheduler_params", {})
+    params = sp.get(sched, sp.get(sched.split("@")[0], {}))
+    return ["%s = %s" % (k, v) for k, v in params.items()]
 
 
 def ue_dev_host(k):
@@ -65,9 +73,8 @@ def anchor_config(sc, sched, priv, ue_pubs, seed):
              "Address = %s/24" % tunnel_addr(), "ListenPort = %d" % LISTEN_PORT,
              "ControlSocket = /tmp/%sanchor-%d.sock" % (PREFIX, os.getpid()),
              "Seed = %d" % (seed + 1000), "",
-             "[Scheduler]", "Name = %s" % sched]
-    for key, val in sc.get("scheduler_params", {}).get(sched, {}).items():
-        lines.append("%s = %s" % (key, val))
+             "[Scheduler]", "Name = %s" % sched.split("@")[0]]
+    lines += sched_params(sc, sched)
     lines += ["", "[Congestion]", "Name = %s" % sc["tunnel_cc"], ""]
     for p, path in enumerate(sc["topology"]["paths"], 1):
         lines += ["[Path]", "Name = %s" % path["name"], "Cost = %d" % int(path["cost"]), ""]

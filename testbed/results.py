@@ -40,6 +40,23 @@ def path_series(samples, ifaces, direction):
     return out
 
 
+def ue_series(rundir, meta, t0, t1):
+    """Per-path Mbit/s summed over the UEs, within the flow window."""
+    tot = None
+    for k in range(1, meta.get("ues", 1) + 1):
+        samples = read_jsonl(os.path.join(rundir, "samples-ue%s.jsonl" % ("" if k == 1 else k)))
+        ifaces = {p: i.replace(meta["ifaces"][p].split("-eth")[0],
+                               "testbed-" + ("ue" if k == 1 else "u%d" % k))
+                  for p, i in meta["ifaces"].items()}
+        s = [(t, v) for t, v in path_series(samples, ifaces, meta["direction"])
+             if t0 < t <= t1 + 1e-3]
+        if tot is None:
+            tot = s
+        else:      # align by index: the samplers run at the same 100 ms period
+            tot = [(t, {p: v[p] + w.get(p, 0) for p in v}) for (t, v), (_, w) in zip(tot, s)]
+    return tot or []
+
+
 def percentile(v, q):
     if not v:
         return None
@@ -60,11 +77,9 @@ def iperf_goodput(ip):
 
 def run_metrics(rundir, meta, constraints):
     """Summary row of one run; flow window = [flow_start, flow_end] from meta."""
-    samples = read_jsonl(os.path.join(rundir, "samples-ue.jsonl"))
     server = read_jsonl(os.path.join(rundir, "samples-server.jsonl"))
     t0, t1 = meta["flow_start"], meta["flow_end"]
-    series = [(t, v) for t, v in path_series(samples, meta["ifaces"], meta["direction"])
-              if t0 < t <= t1 + 1e-3]
+    series = ue_series(rundir, meta, t0, t1)
     paths = list(meta["ifaces"])
     row = {"run": meta["id"], "sched": meta["sched"], "cc": meta["cc"], "rep": meta["rep"],
            "method": meta["method"], "status": meta["status"]}
@@ -72,15 +87,28 @@ def run_metrics(rundir, meta, constraints):
     for p in paths:
         row["tput_%s" % p] = sum(v[p] for _, v in series) / span if span else 0.0
     row["tput_total"] = sum(row["tput_%s" % p] for p in paths)
-    try:
-        with open(os.path.join(rundir, "iperf.json")) as f:
-            ip = json.load(f)
-    except (OSError, ValueError):
-        ip = None
-    row["goodput"], secs = iperf_goodput(ip)
-    row["completion_s"] = secs if meta["flow_type"] == "transfer" else None
+    goods, secs_all = [], []
+    for k in range(1, meta.get("ues", 1) + 1):
+        try:
+            with open(os.path.join(rundir, "iperf%s.json" % ("" if k == 1 else k))) as f:
+                ip = json.load(f)
+        except (OSError, ValueError):
+            ip = None
+        g, secs = iperf_goodput(ip)
+        goods.append(g or 0.0)
+        secs_all.append(secs or 0.0)
+    row["goodput"] = sum(goods)
+    if len(goods) > 1:
+        row["jain"] = sum(goods) ** 2 / (len(goods) * sum(g * g for g in goods)) \
+            if any(goods) else 0.0
+    row["completion_s"] = max(secs_all) if meta["flow_type"] == "transfer" else None
+    # Data sockets only (iperf3's control connection carries a few hundred bytes).
+    acked = {}
+    for rec in server:
+        for s in rec.get("ss", []):
+            acked[s["dst"]] = max(acked.get(s["dst"], 0), s.get("bytes_acked", 0))
     rtts = [s["rtt_ms"] for rec in server if t0 <= rec["t"] <= t1
-            for s in rec.get("ss", []) if "rtt_ms" in s]
+            for s in rec.get("ss", []) if "rtt_ms" in s and acked[s["dst"]] > 100000]
     for q in (50, 90, 99):
         row["rtt_p%d" % q] = percentile(rtts, q / 100)
     if "max_rtt_ms" in constraints and rtts:

@@ -72,15 +72,15 @@ def schedule_thread(topo, duration, t_start, stop_ev, log):
     return th
 
 
-def flow_cmd(kind, sc, run, bind):
+def flow_cmd(kind, sc, run, bind, port):
     fl = sc["flow"]
     if kind == "mptcp":
         cmd = [PY, os.path.join(HERE, "bulk.py"), "client", "--connect", SERVER_ADDR,
-               "--port", str(BULK_PORT), "-C", run["cc"]]
+               "--port", str(port), "-C", run["cc"]]
         cmd += ["--bytes", str(int(fl["size_mb"] * 1e6))] if fl["type"] == "transfer" \
             else ["--time", str(fl["duration_s"])]
         return cmd + (["--reverse"] if fl["direction"] == "down" else [])
-    cmd = ["iperf3", "-c", SERVER_ADDR, "-p", str(IPERF_PORT), "-J", "-C", run["cc"],
+    cmd = ["iperf3", "-c", SERVER_ADDR, "-p", str(port), "-J", "-C", run["cc"],
            "-P", str(fl["parallel"]), "-i", "0.1", "--connect-timeout", "5000"]
     if bind:
         cmd += ["-B", bind]
@@ -100,6 +100,7 @@ def one_run(sc, run, rundir, builddir, log):
         topo.start()
         meta["method"] = topo.method
         meta["ifaces"] = {n: "%s-eth%d" % (topo.ues[0].name, p) for p, n in enumerate(names, 1)}
+        meta["ues"] = len(topo.ues)
         bind = None
         if kind == "single":
             p = names.index(run["sched"][7:]) + 1
@@ -109,14 +110,19 @@ def one_run(sc, run, rundir, builddir, log):
         else:
             tun = start_mptund(topo, run["sched"], sc, rundir, builddir, run["seed"])
             bind = tun.ue_addr
-        srv = [PY, os.path.join(HERE, "bulk.py"), "server", "--port", str(BULK_PORT)] \
-            if kind == "mptcp" else ["iperf3", "-s", "-1", "-p", str(IPERF_PORT)]
-        topo.procs.append(topo.server.popen(srv, stdout=subprocess.DEVNULL,
-                                            stderr=subprocess.DEVNULL))
         port = BULK_PORT if kind == "mptcp" else IPERF_PORT
-        for host, name, extra in (
-                (topo.ues[0], "samples-ue.jsonl", ["--ifaces", ",".join(meta["ifaces"].values())]),
-                (topo.server, "samples-server.jsonl", ["--ss", "sport = :%d" % port])):
+        for k in range(len(topo.ues)):     # one server per UE, ports port+k
+            srv = [PY, os.path.join(HERE, "bulk.py"), "server", "--port", str(port + k)] \
+                if kind == "mptcp" else ["iperf3", "-s", "-1", "-p", str(port + k)]
+            topo.procs.append(topo.server.popen(srv, stdout=subprocess.DEVNULL,
+                                                stderr=subprocess.DEVNULL))
+        sampled = [(ue, "samples-ue%s.jsonl" % ("" if k == 1 else k),
+                    ["--ifaces", ",".join("%s-eth%d" % (ue.name, p)
+                                          for p in range(1, len(names) + 1))])
+                   for k, ue in enumerate(topo.ues, 1)]
+        ports = " or ".join("sport = :%d" % (port + k) for k in range(len(topo.ues)))
+        for host, name, extra in sampled + [
+                (topo.server, "samples-server.jsonl", ["--ss", "( %s )" % ports])]:
             pr = host.popen([PY, os.path.join(HERE, "sampler.py"), "--out",
                              os.path.join(rundir, name), "--interval", "0.1"] + extra)
             samplers.append(pr)
@@ -126,21 +132,27 @@ def one_run(sc, run, rundir, builddir, log):
         limit = fl["duration_s"] + 30 if fl["type"] == "greedy" else fl["timeout_s"]
         meta["flow_start"] = time.time()
         schedule_thread(topo, limit, meta["flow_start"], stop_ev, sched_log)
-        cl = topo.ues[0].popen(flow_cmd(kind, sc, run, bind), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-        topo.procs.append(cl)
-        try:
-            out, err = cl.communicate(timeout=limit)
-        except subprocess.TimeoutExpired:
-            cl.kill()
-            out, err = cl.communicate()
-            meta["status"] = "timeout"
+        clients = []
+        for k, ue in enumerate(topo.ues, 1):
+            b = bind.replace(".11", ".%d" % (10 + k)) if bind and k > 1 else bind
+            cl = ue.popen(flow_cmd(kind, sc, run, b, port + k - 1), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+            topo.procs.append(cl)
+            clients.append(cl)
+        deadline = time.time() + limit
+        for k, cl in enumerate(clients, 1):
+            try:
+                out, err = cl.communicate(timeout=max(1, deadline - time.time()))
+            except subprocess.TimeoutExpired:
+                cl.kill()
+                out, err = cl.communicate()
+                meta["status"] = "timeout"
+            with open(os.path.join(rundir, "iperf%s.json" % ("" if k == 1 else k)), "w") as f:
+                f.write(out)
+            if cl.returncode != 0 and meta["status"] == "ok":
+                meta["status"] = "flow-failed"
+                meta["error"] = "ue%d: %s" % (k, (err or out)[-500:])
         meta["flow_end"] = time.time()
-        with open(os.path.join(rundir, "iperf.json"), "w") as f:
-            f.write(out)
-        if cl.returncode != 0 and meta["status"] == "ok":
-            meta["status"] = "flow-failed"
-            meta["error"] = (err or out)[-500:]
         time.sleep(0.3)
     except TunnelUnavailable as e:
         meta["status"] = "skipped"
@@ -190,7 +202,7 @@ def main():
         os.makedirs(os.path.join(outdir, "runs"), exist_ok=True)
         with open(os.path.join(outdir, "scenario.json"), "w") as f:
             json.dump(sc, f, indent=1)
-        rows, logs = [], []
+        rows, logs, skipped = [], [], set()
         t_batch = time.time()
         try:
             for i, run in enumerate(runs):
@@ -200,6 +212,10 @@ def main():
                 sys.stderr.write("\r[%s] run %d/%d %-28s eta %4.0fs " % (
                     sc["name"], i + 1, len(runs), run["id"], eta))
                 sys.stderr.flush()
+                if run["sched"] in skipped:    # the daemon failed for it once: do not retry
+                    rows.append({"run": run["id"], "sched": run["sched"], "cc": run["cc"],
+                                 "rep": run["rep"], "method": None, "status": "skipped"})
+                    continue
                 meta = one_run(sc, run, rundir, a.build, logs.append)
                 rows.append(results.run_metrics(rundir, meta, sc["constraints"])
                             if meta["status"] == "ok" else
@@ -210,9 +226,9 @@ def main():
                     rc = 1
                     sys.stderr.write("\n  %s: %s %s\n" % (run["id"], meta["status"],
                                                           meta.get("error", "")))
-                elif meta["status"] == "skipped" and (i == 0 or rows[-2:-1] and
-                                                      rows[-2]["status"] != "skipped"):
-                    sys.stderr.write("\n  %s: skipped: %s\n" % (run["id"], meta["error"]))
+                elif meta["status"] == "skipped" and run["sched"] not in skipped:
+                    skipped.add(run["sched"])
+                    sys.stderr.write("\n  %s: skipped: %s\n" % (run["sched"], meta["error"]))
         except (KeyboardInterrupt, Interrupted):
             sys.stderr.write("\ninterrupted: partial results kept\n")
             rc = 130
