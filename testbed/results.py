@@ -162,7 +162,7 @@ def write_summary(outdir, rows):
 
 def format_table(agg, paths):
     cols = ["tput_%s" % p for p in paths] + ["tput_total", "goodput", "completion_s",
-                                             "rtt_p50", "rtt_p99", "viol_rtt", "viol_rate"]
+                                             "rtt_p50", "rtt_p99", "viol_rtt", "viol_rate", "jain"]
     cols = [c for c in cols if any(c + "_mean" in g for g in agg)]
     head = "%-16s %-6s %3s " % ("sched", "cc", "n") + " ".join("%15s" % c for c in cols)
     lines = [head]

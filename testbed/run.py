@@ -8,7 +8,8 @@ applies the paths' schedules, tears everything down (also on Ctrl-C or an except
 and writes one directory per batch:
 
   results/NAME-YYYYmmdd-HHMMSS/  scenario.json  summary.csv  summary.json  *.png
-    runs/ID/  meta.json iperf.json samples-ue.jsonl samples-server.jsonl bridges.json
+    runs/ID/  meta.json (incl. delaybridge counters) iperf[K].json samples-ue[K].jsonl
+              samples-server.jsonl timeseries.png
               [ctl.jsonl mptund-*.conf mptund-*.log]
 
 Run kinds: "single:PATH" = TCP bound to the UE's address on PATH, no tunnel;

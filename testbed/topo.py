@@ -18,6 +18,7 @@ Rate: TBF with an explicit buffer, downlink on anchor-ethP (shared by the UEs of
 path), uplink on ue-ethP. Delay/jitter/loss: netem where the kernel has sch_netem,
 else delaybridge (AF_PACKET delay line) in the delay host. `Topology.method` says which.
 """
+import json
 import os
 import subprocess
 import time
@@ -277,7 +278,11 @@ class Topology:
                 proc.terminate()
                 try:
                     out, _ = proc.communicate(timeout=3)
-                    stats[str(key)] = out.strip().splitlines()[-1] if out.strip() else ""
+                    last = out.strip().splitlines()[-1] if out.strip() else "{}"
+                    try:
+                        stats[str(key)] = json.loads(last)
+                    except ValueError:
+                        stats[str(key)] = {"unparsed": last}
                 except (subprocess.TimeoutExpired, ValueError, OSError):
                     pass
         for proc in self.procs:
