@@ -24,12 +24,16 @@ TMP=$(mktemp -d /tmp/testbed-it.XXXXXX)
 BRIDGE_PID=
 fail=0
 
-cleanup() {
-	[ -n "$BRIDGE_PID" ] && kill "$BRIDGE_PID" 2>/dev/null
+cleanup_ns() {
 	for n in $NS; do
 		for p in $(ip netns pids "$n" 2>/dev/null); do kill "$p" 2>/dev/null; done
 		ip netns del "$n" 2>/dev/null
 	done
+}
+
+cleanup() {
+	[ -n "$BRIDGE_PID" ] && kill "$BRIDGE_PID" 2>/dev/null
+	cleanup_ns
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -41,7 +45,6 @@ if ! $PY -c 'import mininet' 2>/dev/null; then
 	echo "SKIP: Debian's python3-mininet is not installed"; exit 0
 fi
 
-cleanup_ns() { for n in $NS; do ip netns del "$n" 2>/dev/null; done; }
 cleanup_ns
 for n in $NS; do ip netns add "$n"; done
 ip link add tue0 netns testbed-it-ue type veth peer name td0 netns testbed-it-d
@@ -66,20 +69,27 @@ stop_bridge() { kill "$BRIDGE_PID"; wait "$BRIDGE_PID" 2>/dev/null; BRIDGE_PID=;
 probe() { ip netns exec testbed-it-ue "$BUILD/rttprobe" -j -c 50 -i 0.02 10.9.0.2; }
 field() { $PY -c "import json,sys; print(json.loads(sys.argv[1])$2)" "$1"; }
 
-start_bridge 0
-base=$(probe); stop_bridge
-start_bridge $D_MS
-delayed=$(probe)
-echo "bridge at 0 ms:  $base"
-echo "bridge at $D_MS ms: $delayed"
-B=$(field "$base" '["p50_ms"]')
-M=$(field "$delayed" '["p50_ms"]')
-if $PY -c "import sys; b,m,d,t=map(float,sys.argv[1:]); sys.exit(0 if abs(m-(2*d+b))<=t else 1)" \
-	"$B" "$M" "$D_MS" "$TOL_MS"; then
-	echo "ok: RTT median $M ms vs expected 2*$D_MS + $B ms (tolerance $TOL_MS ms)"
-else
-	echo "FAIL: RTT median $M ms, expected 2*$D_MS + $B ms +- $TOL_MS ms"; fail=1
-fi
+# Two attempts: the machine is shared, a burst of foreign load can shift one median.
+for attempt in 1 2; do
+	start_bridge 0
+	base=$(probe); stop_bridge
+	start_bridge $D_MS
+	delayed=$(probe)
+	echo "attempt $attempt: bridge at 0 ms:  $base"
+	echo "attempt $attempt: bridge at $D_MS ms: $delayed"
+	B=$(field "$base" '["p50_ms"]')
+	M=$(field "$delayed" '["p50_ms"]')
+	if $PY -c "import sys; b,m,d,t=map(float,sys.argv[1:]); sys.exit(0 if abs(m-(2*d+b))<=t else 1)" \
+		"$B" "$M" "$D_MS" "$TOL_MS"; then
+		echo "ok: RTT median $M ms vs expected 2*$D_MS + $B ms (tolerance $TOL_MS ms)"
+		rtt_ok=1
+		break
+	fi
+	echo "RTT median $M ms, expected 2*$D_MS + $B ms +- $TOL_MS ms"
+	rtt_ok=0
+	[ $attempt = 1 ] && stop_bridge
+done
+[ $rtt_ok = 1 ] || { echo "FAIL: delaybridge RTT"; fail=1; }
 # Loaded: 90 Mbit/s reno on a 100 Mbit/s TBF, probes alongside.
 ip netns exec testbed-it-an tc qdisc add dev tan0 root tbf rate 100mbit burst 12500 limit 1250000
 ip netns exec testbed-it-an iperf3 -s -1 -D -p 5299
