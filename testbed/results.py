@@ -1,0 +1,175 @@
+# SPDX-License-Identifier: MIT
+"""Per-run metrics from the raw files of a run directory, and the batch summary.
+
+Per-path throughput comes from the UE's interface counters (downlink: rx bytes after
+bottleneck and delay; uplink: tx bytes, shaped by the UE's TBF), sampled every 100 ms,
+so it is the same measurement for single-path, MPTCP and tunnel runs (tunnel: outer
+bytes, i.e. including the tunnel overhead). The total is by definition the sum of the
+paths; goodput is iperf3's figure. RTT percentiles: the server's TCP srtt (`ss`).
+"""
+import csv
+import json
+import math
+import os
+
+
+def read_jsonl(path):
+    out = []
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line:
+                    try:
+                        out.append(json.loads(line))
+                    except ValueError:
+                        pass
+    return out
+
+
+def path_series(samples, ifaces, direction):
+    """[(t, {path: Mbit/s})] from cumulative counters; ifaces maps path -> iface."""
+    col = 0 if direction == "down" else 1
+    out = []
+    for a, b in zip(samples, samples[1:]):
+        dt = b["t"] - a["t"]
+        if dt <= 0:
+            continue
+        out.append((b["t"], {p: (b["ifaces"].get(i, [0, 0])[col] - a["ifaces"].get(i, [0, 0])[col])
+                             * 8 / dt / 1e6 for p, i in ifaces.items()}))
+    return out
+
+
+def ue_series(rundir, meta, t0, t1):
+    """Per-path Mbit/s summed over the UEs, within the flow window."""
+    tot = None
+    for k in range(1, meta.get("ues", 1) + 1):
+        samples = read_jsonl(os.path.join(rundir, "samples-ue%s.jsonl" % ("" if k == 1 else k)))
+        ifaces = {p: i.replace(meta["ifaces"][p].split("-eth")[0],
+                               "testbed-" + ("ue" if k == 1 else "u%d" % k))
+                  for p, i in meta["ifaces"].items()}
+        s = [(t, v) for t, v in path_series(samples, ifaces, meta["direction"])
+             if t0 < t <= t1 + 1e-3]
+        if tot is None:
+            tot = s
+        else:      # align by index: the samplers run at the same 100 ms period
+            tot = [(t, {p: v[p] + w.get(p, 0) for p in v}) for (t, v), (_, w) in zip(tot, s)]
+    return tot or []
+
+
+def percentile(v, q):
+    if not v:
+        return None
+    v = sorted(v)
+    return v[min(len(v) - 1, max(0, int(math.ceil(q * len(v))) - 1))]
+
+
+def iperf_goodput(ip):
+    """Mbit/s and seconds from an iperf3 -J (or bulk.py) result, None if absent."""
+    if not isinstance(ip, dict) or "end" not in ip:
+        return None, None
+    end = ip["end"]
+    s = end.get("sum_received") or end.get("sum") or {}
+    if not s.get("seconds"):
+        return None, None
+    return s["bytes"] * 8 / s["seconds"] / 1e6, s["seconds"]
+
+
+def run_metrics(rundir, meta, constraints):
+    """Summary row of one run; flow window = [flow_start, flow_end] from meta."""
+    server = read_jsonl(os.path.join(rundir, "samples-server.jsonl"))
+    t0, t1 = meta["flow_start"], meta["flow_end"]
+    series = ue_series(rundir, meta, t0, t1)
+    paths = list(meta["ifaces"])
+    row = {"run": meta["id"], "sched": meta["sched"], "cc": meta["cc"], "rep": meta["rep"],
+           "method": meta["method"], "status": meta["status"]}
+    span = sum(1 for _ in series)
+    for p in paths:
+        row["tput_%s" % p] = sum(v[p] for _, v in series) / span if span else 0.0
+    row["tput_total"] = sum(row["tput_%s" % p] for p in paths)
+    goods, secs_all = [], []
+    for k in range(1, meta.get("ues", 1) + 1):
+        try:
+            with open(os.path.join(rundir, "iperf%s.json" % ("" if k == 1 else k))) as f:
+                ip = json.load(f)
+        except (OSError, ValueError):
+            ip = None
+        g, secs = iperf_goodput(ip)
+        goods.append(g or 0.0)
+        secs_all.append(secs or 0.0)
+    row["goodput"] = sum(goods)
+    if len(goods) > 1:
+        row["jain"] = sum(goods) ** 2 / (len(goods) * sum(g * g for g in goods)) \
+            if any(goods) else 0.0
+    row["completion_s"] = max(secs_all) if meta["flow_type"] == "transfer" else None
+    # Data sockets only (iperf3's control connection carries a few hundred bytes).
+    acked = {}
+    for rec in server:
+        for s in rec.get("ss", []):
+            acked[s["dst"]] = max(acked.get(s["dst"], 0), s.get("bytes_acked", 0))
+    rtts = [s["rtt_ms"] for rec in server if t0 <= rec["t"] <= t1
+            for s in rec.get("ss", []) if "rtt_ms" in s and acked[s["dst"]] > 100000]
+    for q in (50, 90, 99):
+        row["rtt_p%d" % q] = percentile(rtts, q / 100)
+    if "max_rtt_ms" in constraints and rtts:
+        row["viol_rtt"] = sum(1 for r in rtts if r > constraints["max_rtt_ms"]) / len(rtts)
+    if "max_rate_mbit" in constraints and series:
+        row["viol_rate"] = sum(1 for _, v in series
+                               if sum(v.values()) > constraints["max_rate_mbit"]) / len(series)
+    return row
+
+
+def check_run(rundir, meta):
+    """Consistency problems of one run's files (list of strings, empty = fine)."""
+    bad = []
+    for name in ("samples-ue.jsonl", "samples-server.jsonl"):
+        s = read_jsonl(os.path.join(rundir, name))
+        if len(s) < 2:
+            bad.append("%s: %d samples" % (name, len(s)))
+        ts = [r["t"] for r in s]
+        if any(b <= a for a, b in zip(ts, ts[1:])):
+            bad.append("%s: timestamps not strictly increasing" % name)
+    return bad
+
+
+def write_summary(outdir, rows):
+    keys = []
+    for r in rows:
+        keys += [k for k in r if k not in keys]
+    with open(os.path.join(outdir, "summary.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("%.3f" % v if isinstance(v, float) else v) for k, v in r.items()})
+    groups = {}
+    for r in rows:
+        if r["status"] == "ok":
+            groups.setdefault((r["sched"], r["cc"]), []).append(r)
+    agg = []
+    for (s, c), rs in groups.items():
+        g = {"sched": s, "cc": c, "n": len(rs)}
+        for k in keys:
+            vals = [r[k] for r in rs if isinstance(r.get(k), (int, float)) and k != "rep"]
+            if vals and k not in ("rep",):
+                m = sum(vals) / len(vals)
+                g[k + "_mean"] = m
+                g[k + "_std"] = (sum((x - m) ** 2 for x in vals) / len(vals)) ** 0.5
+        agg.append(g)
+    with open(os.path.join(outdir, "summary.json"), "w") as f:
+        json.dump({"runs": rows, "groups": agg}, f, indent=1)
+    return agg
+
+
+def format_table(agg, paths):
+    cols = ["tput_%s" % p for p in paths] + ["tput_total", "goodput", "completion_s",
+                                             "rtt_p50", "rtt_p99", "viol_rtt", "viol_rate", "jain"]
+    cols = [c for c in cols if any(c + "_mean" in g for g in agg)]
+    head = "%-16s %-6s %3s " % ("sched", "cc", "n") + " ".join("%15s" % c for c in cols)
+    lines = [head]
+    for g in agg:
+        cells = []
+        for c in cols:
+            m = g.get(c + "_mean")
+            cells.append("%15s" % ("-" if m is None else "%.2f±%.2f" % (m, g[c + "_std"])))
+        lines.append("%-16s %-6s %3d " % (g["sched"], g["cc"], g["n"]) + " ".join(cells))
+    return "\n".join(lines)

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rttprobe: ICMP echo RTT measurement for the testbed (the hosts have no ping).
+ * Raw ICMP socket (root); the peer's kernel answers, so the figure contains no
+ * userspace turnaround on the far side. Receive times come from SO_TIMESTAMPNS (the
+ * kernel's arrival stamp), send times are taken right before sendto().
+ *
+ *   rttprobe [-c COUNT] [-i SECONDS] [-s PAYLOAD] [-W TIMEOUT_S] [-j] ADDRESS
+ *
+ * Prints one line per reply ("seq N rtt_ms X") unless -j, then a JSON summary:
+ * {"sent":..,"received":..,"min_ms":..,"avg_ms":..,"max_ms":..,"mdev_ms":..,
+ *  "p50_ms":..,"p90_ms":..,"p99_ms":..}
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/ip_icmp.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RP_MAX_COUNT 100000
+
+static double ts_ms(const struct timespec *t)
+{
+	return (double)t->tv_sec * 1e3 + (double)t->tv_nsec / 1e6;
+}
+
+static uint16_t csum(const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	uint32_t sum = 0;
+
+	for (size_t i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return htons((uint16_t)~sum);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double pct(const double *v, int n, double q)
+{
+	int i = (int)ceil(q * n) - 1;
+
+	return v[i < 0 ? 0 : (i >= n ? n - 1 : i)];
+}
+
+/* Wait for the echo reply of seq until deadline; store its RTT. 1 = got, 0 = timeout. */
+static int await_reply(int fd, uint16_t id, uint16_t seq, const struct timespec *sent,
+		       double deadline_ms, double *rtt)
+{
+	for (;;) {
+		uint8_t buf[2048], cbuf[256];
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+		struct timespec now, *rx = NULL;
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct cmsghdr *c;
+		struct icmphdr *ic;
+		struct iphdr *ip;
+		ssize_t n;
+		int wait;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		wait = (int)ceil(deadline_ms - ts_ms(&now));
+		if (wait <= 0 || poll(&pfd, 1, wait) <= 0)
+			return 0;
+		n = recvmsg(fd, &mh, 0);
+		if (n < (ssize_t)(sizeof(*ip) + sizeof(*ic)))
+			continue;
+		ip = (struct iphdr *)buf;
+		ic = (struct icmphdr *)(buf + ip->ihl * 4);
+		if (ic->type != ICMP_ECHOREPLY || ic->un.echo.id != id ||
+		    ntohs(ic->un.echo.sequence) != seq)
+			continue;
+		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS)
+				rx = (struct timespec *)CMSG_DATA(c);
+		if (!rx) {
+			clock_gettime(CLOCK_REALTIME, &now);
+			rx = &now;
+		}
+		*rtt = ts_ms(rx) - ts_ms(sent);
+		return 1;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int count = 10, size = 56, c, fd, one = 1, got = 0;
+	double interval = 0.2, timeout = 1.0, sum = 0, sum2 = 0, *rtts;
+	bool json = false;
+	struct sockaddr_in dst = { .sin_family = AF_INET };
+	uint16_t id = (uint16_t)getpid();
+
+	while ((c = getopt(argc, argv, "c:i:s:W:j")) != -1) {
+		switch (c) {
+		case 'c': count = atoi(optarg); break;
+		case 'i': interval = atof(optarg); break;
+		case 's': size = atoi(optarg); break;
+		case 'W': timeout = atof(optarg); break;
+		case 'j': json = true; break;
+		default:
+			fprintf(stderr, "usage: rttprobe [-c N] [-i S] [-s BYTES] [-W S] [-j] ADDR\n");
+			return 2;
+		}
+	}
+	if (optind >= argc || inet_pton(AF_INET, argv[optind], &dst.sin_addr) != 1) {
+		fprintf(stderr, "rttprobe: '%s' is not an IPv4 address\n",
+			optind < argc ? argv[optind] : "");
+		return 2;
+	}
+	if (count < 1 || count > RP_MAX_COUNT || size < 8 || size > 1400 || interval < 0) {
+		fprintf(stderr, "rttprobe: count %d, size %d or interval %g out of range\n",
+			count, size, interval);
+		return 2;
+	}
+	fd = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+	if (fd < 0) {
+		perror("rttprobe: raw socket (needs root)");
+		return 1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	rtts = calloc((size_t)count, sizeof(*rtts));
+	if (!rtts)
+		return 1;
+	for (int seq = 1; seq <= count; seq++) {
+		uint8_t pkt[1500] = { 0 };
+		struct icmphdr *ic = (struct icmphdr *)pkt;
+		struct timespec sent;
+		double rtt;
+
+		ic->type = ICMP_ECHO;
+		ic->un.echo.id = id;
+		ic->un.echo.sequence = htons((uint16_t)seq);
+		ic->checksum = csum(pkt, sizeof(*ic) + (size_t)size);
+		clock_gettime(CLOCK_REALTIME, &sent);
+		if (sendto(fd, pkt, sizeof(*ic) + (size_t)size, 0, (struct sockaddr *)&dst,
+			   sizeof(dst)) < 0) {
+			perror("rttprobe: sendto");
+		} else if (await_reply(fd, id, (uint16_t)seq, &sent,
+				       ts_ms(&sent) + timeout * 1e3, &rtt)) {
+			rtts[got++] = rtt;
+			sum += rtt;
+			sum2 += rtt * rtt;
+			if (!json)
+				printf("seq %d rtt_ms %.3f\n", seq, rtt);
+		}
+		if (seq < count) {
+			struct timespec now;
+			double left;
+
+			clock_gettime(CLOCK_REALTIME, &now);
+			left = ts_ms(&sent) + interval * 1e3 - ts_ms(&now);
+			if (left > 0)
+				usleep((useconds_t)(left * 1e3));
+		}
+	}
+	qsort(rtts, (size_t)got, sizeof(*rtts), cmp_double);
+	if (got) {
+		double avg = sum / got;
+
+		printf("{\"sent\":%d,\"received\":%d,\"min_ms\":%.3f,\"avg_ms\":%.3f,"
+		       "\"max_ms\":%.3f,\"mdev_ms\":%.3f,\"p50_ms\":%.3f,\"p90_ms\":%.3f,"
+		       "\"p99_ms\":%.3f}\n", count, got, rtts[0], avg, rtts[got - 1],
+		       sqrt(fmax(0, sum2 / got - avg * avg)), pct(rtts, got, 0.5),
+		       pct(rtts, got, 0.9), pct(rtts, got, 0.99));
+	} else {
+		printf("{\"sent\":%d,\"received\":0}\n", count);
+	}
+	free(rtts);
+	close(fd);
+	return got ? 0 : 1;
+}
