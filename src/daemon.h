@@ -8,6 +8,7 @@
 #define MPTUND_DAEMON_H
 
 #include <ev.h>
+#include <sys/socket.h>
 
 #include "config.h"
 #include "netmon.h"
@@ -23,7 +24,17 @@
 #define MPT_MAX_SESSIONS	65535	/* session index lives in the low 16 bits of
 					 * our keypair indices */
 
+#define MPT_TX_BATCH		32
+
 struct mpt_ctl_server;
+
+/* Data packets sealed for one path, sent with one sendmmsg. */
+struct mpt_txbatch {
+	struct mmsghdr msg[MPT_TX_BATCH];
+	struct iovec iov[MPT_TX_BATCH];
+	struct mpt_pkt *pkt[MPT_TX_BATCH];
+	unsigned n;
+};
 
 struct mpt_daemon_stats {
 	uint64_t rx_datagrams;
@@ -67,6 +78,7 @@ struct mpt_daemon {
 	struct mpt_session *sessions;		/* UE: one; anchor: one per [Peer] */
 	unsigned nsessions;
 	struct mpt_session *dirty;		/* to flush after the current batch */
+	struct mpt_txbatch txb;
 
 	struct log_ratelimit rl;
 	struct mpt_daemon_stats st;

@@ -43,13 +43,14 @@ static size_t append_ack(struct mpt_path *p, uint8_t *pos, size_t cap, uint64_t 
 }
 
 /*
- * Seal and send the transport packet at buf (header space at buf[0..16), frames_len
- * bytes of frames after it), cap bytes of room. eliciting: the peer will ACK it, so
- * it counts in flight (data, probes); ACK-only packets are tracked with 0 bytes so
- * that their packet numbers may appear in the peer's ACK ranges.
+ * Seal the transport packet at buf (header space at buf[0..16), frames_len bytes of
+ * frames after it), cap bytes of room, and account for it as sent. eliciting: the
+ * peer will ACK it, so it counts in flight (data, probes); ACK-only packets are
+ * tracked with 0 bytes so that their packet numbers may appear in the peer's ACK
+ * ranges. Returns the datagram length.
  */
-static int seal_and_send(struct mpt_session *s, struct mpt_path *p, uint8_t *buf,
-			 size_t frames_len, size_t cap, bool eliciting, uint64_t now)
+static int seal(struct mpt_session *s, struct mpt_path *p, uint8_t *buf, size_t frames_len,
+		size_t cap, bool eliciting, uint64_t now)
 {
 	struct mpt_hdr h = {
 		.type = MPT_MSG_TRANSPORT,
@@ -58,7 +59,7 @@ static int seal_and_send(struct mpt_session *s, struct mpt_path *p, uint8_t *buf
 		.pn = p->next_pn,
 	};
 	struct mpt_cc_path cp;
-	int len, ret;
+	int len;
 
 	if (!s->cur.valid || !p->remote_len)
 		return -ENOTCONN;
@@ -77,6 +78,16 @@ static int seal_and_send(struct mpt_session *s, struct mpt_path *p, uint8_t *buf
 	}
 	if (eliciting && !p->pto_at)
 		p->pto_at = now + (mpt_recovery_pto(&p->rec) << p->pto_backoff);
+	return len;
+}
+
+static int seal_and_send(struct mpt_session *s, struct mpt_path *p, uint8_t *buf,
+			 size_t frames_len, size_t cap, bool eliciting, uint64_t now)
+{
+	int len = seal(s, p, buf, frames_len, cap, eliciting, now), ret;
+
+	if (len < 0)
+		return len;
 	ret = mpt_daemon_sendto(s->d, p, buf, (size_t)len);
 	if (ret < 0) {
 		p->st.send_errors++;
@@ -87,13 +98,40 @@ static int seal_and_send(struct mpt_session *s, struct mpt_path *p, uint8_t *buf
 	return len;
 }
 
-/* Send one data packet (consumes pkt). */
-static int send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt *pkt,
-		     uint64_t now)
+/* Send the batched data packets of path p in one sendmmsg and recycle them. */
+static void batch_send(struct mpt_session *s, struct mpt_path *p, struct mpt_txbatch *b)
+{
+	struct mpt_daemon *d = s->d;
+	unsigned done = 0;
+
+	while (done < b->n) {
+		int n = sendmmsg(p->fd, b->msg + done, b->n - done, MSG_DONTWAIT);
+
+		if (n <= 0) {
+			/* socket buffer full or an error: these count as sent and will be
+			 * found lost by the peer's ACKs, like any loss on the path */
+			p->st.send_errors += b->n - done;
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			p->st.tx_pkts++;
+			p->st.tx_bytes += b->msg[done + (unsigned)i].msg_hdr.msg_iov->iov_len;
+		}
+		done += (unsigned)n;
+	}
+	for (unsigned i = 0; i < b->n; i++)
+		mpt_pkt_put(&d->pool, b->pkt[i]);
+	b->n = 0;
+}
+
+/* Frame and seal one data packet into the batch (the batch owns pkt afterwards). */
+static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt *pkt,
+		      struct mpt_txbatch *b, uint64_t now)
 {
 	struct mpt_daemon *d = s->d;
 	uint8_t *buf = pkt->data - MPT_WIRE_DATA_PREFIX;
 	size_t cap = MPT_WIRE_DATA_PREFIX + mpt_pkt_room(&d->pool);
+	struct mmsghdr *m;
 	size_t flen;
 	int ret;
 
@@ -101,18 +139,30 @@ static int send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt *
 				    pkt->data, pkt->len);
 	if (ret < 0) {
 		mpt_pkt_put(&d->pool, pkt);
-		return ret;
+		return;
 	}
 	flen = (size_t)ret;
 	flen += append_ack(p, buf + MPT_WIRE_HDR_LEN + flen,
 			   cap - MPT_WIRE_HDR_LEN - flen - MPT_WIRE_TAG_LEN, now);
-	ret = seal_and_send(s, p, buf, flen, cap, true, now);
-	if (ret > 0) {
-		p->st.data_tx++;
-		mpt_pacer_on_send(&p->pacer, p->cc.pacing_rate, (uint32_t)ret, now);
+	ret = seal(s, p, buf, flen, cap, true, now);
+	if (ret < 0) {
+		p->st.send_errors++;
+		mpt_pkt_put(&d->pool, pkt);
+		return;
 	}
-	mpt_pkt_put(&d->pool, pkt);
-	return ret;
+	p->st.data_tx++;
+	mpt_pacer_on_send(&p->pacer, p->cc.pacing_rate, (uint32_t)ret, now);
+	b->iov[b->n].iov_base = buf;
+	b->iov[b->n].iov_len = (size_t)ret;
+	m = &b->msg[b->n];
+	memset(m, 0, sizeof(*m));
+	m->msg_hdr.msg_name = &p->remote;
+	m->msg_hdr.msg_namelen = p->remote_len;
+	m->msg_hdr.msg_iov = &b->iov[b->n];
+	m->msg_hdr.msg_iovlen = 1;
+	b->pkt[b->n++] = pkt;
+	if (b->n == MPT_TX_BATCH)
+		batch_send(s, p, b);
 }
 
 /* A packet of control frames only: an ACK if due, and/or a PROBE or PROBE_ACK. */
@@ -207,13 +257,17 @@ static void schedule(struct mpt_session *s, uint64_t now)
 
 static void flush_path(struct mpt_session *s, struct mpt_path *p, uint64_t now)
 {
+	struct mpt_txbatch *b = &s->d->txb;
+
 	while (p->txq.head) {
 		if (!mpt_pacer_ready(&p->pacer, p->cc.pacing_rate, now))
 			break;
 		if (!mpt_recovery_can_send(&p->rec))
 			break;
-		send_data(s, p, mpt_pktq_pop(&p->txq), now);
+		send_data(s, p, mpt_pktq_pop(&p->txq), b, now);
 	}
+	if (b->n)
+		batch_send(s, p, b);
 	if (mpt_acktrack_should_ack_now(&p->ackt, now))
 		mpt_session_send_control(s, p, NULL, now);
 }

@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The mptund side of a testbed run: configs, daemons, and the `mptund-ctl watch` feed.
 
-THE LEAD FILLS IN what the daemon needs here; everything else in the testbed already
-works without it. Contract used by run.py:
+Contract used by run.py:
 
   h = start_mptund(topo, sched, sc, rundir, builddir, seed)   # may raise TunnelUnavailable
   h.ue_addr          tunnel address of UE 1 (iperf3 binds to it)
@@ -11,7 +10,6 @@ works without it. Contract used by run.py:
 
 The daemon: `mptund -c FILE` (foreground, logs to stderr), INI config (src/config.h).
 """
-import base64
 import os
 import subprocess
 import time
@@ -28,13 +26,13 @@ class TunnelUnavailable(RuntimeError):
     """The run is skipped (not failed): the daemon is missing or not yet functional."""
 
 
-def keypair():
-    """X25519 key pair as base64 of the raw 32 bytes, via openssl."""
-    der = subprocess.run(["openssl", "genpkey", "-algorithm", "X25519", "-outform", "DER"],
-                         capture_output=True, check=True).stdout
-    pub = subprocess.run(["openssl", "pkey", "-inform", "DER", "-pubout", "-outform", "DER"],
-                         input=der, capture_output=True, check=True).stdout
-    return base64.b64encode(der[-32:]).decode(), base64.b64encode(pub[-32:]).decode()
+def keypair(exe):
+    """X25519 key pair (base64), from `mptund genkey` / `mptund pubkey`."""
+    priv = subprocess.run([exe, "genkey"], capture_output=True, check=True,
+                          text=True).stdout.strip()
+    pub = subprocess.run([exe, "pubkey"], input=priv + "\n", capture_output=True,
+                         check=True, text=True).stdout.strip()
+    return priv, pub
 
 
 def ue_config(k, sc, sched, priv, anchor_pub, seed):
@@ -116,6 +114,23 @@ def _wait_tun(host, timeout):
     return False
 
 
+def _wait_paths_up(host, ctl, sock, npaths, timeout):
+    """Until the session is established and every path is up (or timeout)."""
+    import json
+    end = time.time() + timeout
+    while time.time() < end:
+        out = host.cmd("%s -s %s --json stats 2>/dev/null" % (ctl, sock))
+        try:
+            sess = json.loads(out)["session"][0]
+            up = [p for p in sess.get("path", []) if p.get("state") == "up"]
+            if sess.get("state") == "established" and len(up) >= npaths:
+                return True
+        except (ValueError, KeyError, IndexError, TypeError):
+            pass
+        time.sleep(0.1)
+    return False
+
+
 def start_mptund(topo, sched, sc, rundir, builddir, seed):
     exe = os.path.join(builddir, "mptund")
     ctl = os.path.join(builddir, "mptund-ctl")
@@ -123,8 +138,8 @@ def start_mptund(topo, sched, sc, rundir, builddir, seed):
         raise TunnelUnavailable("mptund or mptund-ctl not built in %s" % builddir)
     run = MptundRun()
     try:
-        a_priv, a_pub = keypair()
-        ues = [keypair() for _ in topo.ues]
+        a_priv, a_pub = keypair(exe)
+        ues = [keypair(exe) for _ in topo.ues]
         cfgs = {"anchor": anchor_config(sc, sched, a_priv, [u[1] for u in ues], seed)}
         for k, (priv, _) in enumerate(ues, 1):
             cfgs["ue%d" % k] = ue_config(k, sc, sched, priv, a_pub, seed + k)
@@ -145,15 +160,23 @@ def start_mptund(topo, sched, sc, rundir, builddir, seed):
         for k, ue in enumerate(topo.ues, 1):
             if not _wait_tun(ue, 5):
                 raise TunnelUnavailable("mptund (ue%d) did not create mpt0 within 5 s" % k)
-        # Observe UE 1: one JSON line per sample.
-        sock = "/tmp/%sue1-%d.sock" % (PREFIX, os.getpid())
+        ue_sock = "/tmp/%sue1-%d.sock" % (PREFIX, os.getpid())
+        an_sock = "/tmp/%sanchor-%d.sock" % (PREFIX, os.getpid())
+        npaths = len(sc["topology"]["paths"])
+        for k, ue in enumerate(topo.ues, 1):
+            sock = "/tmp/%sue%d-%d.sock" % (PREFIX, k, os.getpid())
+            if not _wait_paths_up(ue, ctl, sock, npaths, 10):
+                raise TunnelUnavailable("mptund (ue%d): session or paths not up within "
+                                        "10 s, see mptund-ue%d.log" % (k, k))
+        # Observe the sender of UE 1's flow (the anchor for a downlink, session 0 is
+        # UE 1 there): one JSON line per sample.
+        down = sc["flow"].get("direction", "down") == "down"
+        host, sock = (topo.anchor, an_sock) if down else (topo.ues[0], ue_sock)
         run.ctl_file = os.path.join(rundir, "ctl.jsonl")
         out = open(run.ctl_file, "w")
-        proc = topo.ues[0].popen([ctl, "-s", sock, "watch", "--interval", str(CTL_INTERVAL_MS),
-                                  "--json"], stdout=out, stderr=subprocess.DEVNULL)
+        proc = host.popen([ctl, "-s", sock, "watch", "--interval", str(CTL_INTERVAL_MS),
+                           "--json"], stdout=out, stderr=subprocess.DEVNULL)
         run.procs.append(("ctl", proc, out))
-        # TODO(lead): wait for the handshake/paths up (e.g. a first watch sample with
-        # paths in state "up") before run.py starts traffic.
         return run
     except Exception:
         run.stop()
@@ -161,42 +184,36 @@ def start_mptund(topo, sched, sc, rundir, builddir, seed):
 
 
 def parse_ctl_sample(line):
-    """One `mptund-ctl watch --json` line -> {"t": s, "paths": {name: {...}}} or None.
-    Tolerant: paths as a list (with "name") or a dict; per-path keys under several
-    spellings; unknown keys ignored. Units normalised: cwnd bytes, srtt ms, bytes."""
+    """One `mptund-ctl watch --json` line -> {"t": s, "paths": {name: {...}}, "sched"}
+    or None. The line is the daemon's key tree: {"time_ms", "daemon", "session": [
+    {"sched", "path": [{"name", "cwnd_bytes", "srtt_us", ...}], "sched_stat": {...}}]};
+    session 0 is the observed one. Units: cwnd bytes, srtt ms, bytes, bytes/s."""
     import json
     try:
         o = json.loads(line)
-    except ValueError:
+        sess = o["session"][0]
+        t = o["time_ms"] / 1e3
+    except (ValueError, KeyError, IndexError, TypeError):
         return None
-    if not isinstance(o, dict):
-        return None
-    t = o.get("t", o.get("time", o.get("ts", o.get("timestamp"))))
-    if isinstance(t, (int, float)) and t > 1e12:      # ns or ms since the epoch
-        t = t / 1e9 if t > 1e15 else t / 1e3
-    paths = o.get("paths", o.get("path", []))
-    if isinstance(paths, dict):
-        paths = [dict(v, name=v.get("name", k)) for k, v in paths.items() if isinstance(v, dict)]
+    stat = sess.get("sched_stat", {}) if isinstance(sess.get("sched_stat"), dict) else {}
     out = {}
-    for i, p in enumerate(paths if isinstance(paths, list) else []):
-        if not isinstance(p, dict):
+    for i, p in enumerate(sess.get("path", []) or []):
+        if not isinstance(p, dict) or "name" not in p:
             continue
-        name = str(p.get("name", "path%d" % (i + 1)))
 
-        def pick(*keys, scale=1.0):
-            for k in keys:
-                v = p.get(k)
-                if isinstance(v, (int, float)):
-                    return v * scale
-            return None
-        out[name] = {
-            "cwnd": pick("cwnd", "cwnd_bytes"),
-            "srtt_ms": pick("srtt_ms", "rtt_ms") if pick("srtt_ms", "rtt_ms") is not None
-            else pick("srtt_us", "rtt_us", scale=1e-3) if pick("srtt_us", "rtt_us") is not None
-            else pick("srtt_ns", "rtt_ns", "srtt", scale=1e-6),
-            "inflight": pick("inflight", "bytes_in_flight", "in_flight"),
-            "tx_bytes": pick("tx_bytes", "bytes_sent", "sent_bytes"),
-            "btlbw": pick("btlbw", "btlbw_bps", "bw", "rate"),
+        def per_path(key):
+            v = stat.get(key)
+            return v[i] if isinstance(v, list) and i < len(v) else None
+        out[str(p["name"])] = {
+            "cwnd": p.get("cwnd_bytes"),
+            "srtt_ms": p["srtt_us"] / 1e3 if isinstance(p.get("srtt_us"), (int, float))
+            else None,
+            "inflight": p.get("in_flight_bytes"),
+            "tx_bytes": p.get("sent_bytes"),
+            "btlbw": p.get("btlbw_bytes_per_s"),
             "state": p.get("state"),
+            "cc_state": p.get("cc_state"),
+            "cw_frac": per_path("cw_frac"),
+            "live_cwnd": per_path("live_cwnd"),
         }
-    return {"t": t, "paths": out, "sched": o.get("sched", o.get("scheduler"))}
+    return {"t": t, "paths": out, "sched": sess.get("sched")}

@@ -40,20 +40,24 @@ def plot_run(rundir):
     if os.path.exists(os.path.join(rundir, "ctl.jsonl")):
         with open(os.path.join(rundir, "ctl.jsonl")) as f:
             ctl = [s for s in map(parse_ctl_sample, f) if s and s["t"]]
+    frac = any(v.get("cw_frac") is not None for s in ctl for v in s["paths"].values())
     if ctl:
-        for p in paths:
-            pts = []
-            for s in ctl:
-                tot = sum(v["cwnd"] or 0 for v in s["paths"].values())
-                if p in s["paths"] and tot:
-                    pts.append((s["t"] - t0, 100.0 * (s["paths"][p]["cwnd"] or 0) / tot))
+        # ACPF (Figure 4): the live cwnd fraction per path; other schedulers have no
+        # fraction, so their plot shows each path's cwnd in KiB instead
+        for p in sorted({n for s in ctl for n in s["paths"]}):
+            if frac:
+                pts = [(s["t"] - t0, 100.0 * s["paths"][p]["cw_frac"]) for s in ctl
+                       if p in s["paths"] and s["paths"][p]["cw_frac"] is not None]
+            else:
+                pts = [(s["t"] - t0, (s["paths"][p]["cwnd"] or 0) / 1024.0) for s in ctl
+                       if p in s["paths"]]
             if pts:
                 ax[1].plot(*zip(*pts), label=p)
         ax[1].legend(loc="upper right", fontsize="small")
     else:
         ax[1].text(0.5, 0.5, "no tunnel (live cwnd only for mptund runs)",
                    ha="center", va="center", transform=ax[1].transAxes)
-    ax[1].set_ylabel("live cwnd (%)")
+    ax[1].set_ylabel("live cwnd fraction (%)" if ctl and frac else "path cwnd (KiB)")
     server = results.read_jsonl(os.path.join(rundir, "samples-server.jsonl"))
     socks = {}
     for rec in server:

@@ -155,6 +155,19 @@ for r in rows:
     tot = sum(float(r["tput_" + p]) for p in paths)
     if abs(tot - float(r["tput_total"])) > 0.01:
         bad.append("%s: total %s != sum of paths %.3f" % (r["run"], r["tput_total"], tot))
+    if not r["sched"].startswith("single:"):
+        # the tunnel: every path carries a real share, the links bound the total,
+        # and aggregation beats the best single path
+        rates = {p: paths[p]["rate_down_mbit"] for p in paths}
+        for p in paths:
+            if float(r["tput_" + p]) < 0.2 * rates[p]:
+                bad.append("%s: %s carries %s Mbit/s, < 20%% of %g" % (r["run"], p, r["tput_" + p], rates[p]))
+        if tot > 1.02 * sum(rates.values()):
+            bad.append("%s: total %.2f above the links' %g" % (r["run"], tot, sum(rates.values())))
+        if float(r["goodput"]) <= max(rates.values()):
+            bad.append("%s: goodput %s not above the best single path %g" % (r["run"], r["goodput"], max(rates.values())))
+        print("  %s: paths %s, goodput %s Mbit/s" % (r["run"], " + ".join(r["tput_" + p] for p in paths), r["goodput"]))
+        continue
     used = r["sched"][7:]
     rate = paths[used]["rate_down_mbit"]
     got = float(r["tput_" + used])
