@@ -4,9 +4,11 @@
  * recovery, congestion control, pacer queue) and receiver state (ACK tracking).
  * Configuration fields first, then runtime, then counters.
  *
- * Liveness: each side sends a PROBE on every path every probe interval; any
- * authenticated packet received on a path proves it alive; a path not heard from for
- * ProbeMissLimit intervals is down until it is heard again. The UE also takes a path
+ * Liveness: each side sends a PROBE on every path every probe interval. A path is
+ * alive while the peer proves that our packets reach it: a PROBE_ACK, or an ACK of
+ * our data on the path. Without such proof for ProbeMissLimit intervals the path is
+ * down until the next proof (packets merely arriving from the peer do not count: a
+ * path can die in one direction only). The UE also takes a path
  * down at once when netlink says its device went down or lost its address.
  */
 #ifndef MPTUND_PATH_H
@@ -56,8 +58,8 @@ struct mpt_path {
 	/* liveness */
 	bool link_ok;			/* device up and addressed (netmon) */
 	bool admin_up;			/* mptund-ctl path NAME up|down */
-	bool alive;			/* heard from the peer recently */
-	uint64_t last_rx_ns;
+	bool alive;			/* round trips proven recently */
+	uint64_t last_rx_ns;		/* the latest proof */
 	uint64_t next_probe_ns;
 	uint32_t probe_seq;
 

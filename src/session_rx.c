@@ -47,6 +47,7 @@ static void on_ack(struct mpt_session *s, const struct mpt_ack_info *ack, uint64
 	p->st.acks_rx++;
 	mpt_session_on_losses(s, p, &ev, now);
 	if (ev.acked_pkts) {
+		mpt_session_heard(s, p, now);	/* our packets reach the peer */
 		mpt_path_cc_view(p, &cp, s->d->inner_mtu);
 		p->cc_ops->on_ack(&p->cc, &cp, &rs, now);
 		p->pto_backoff = 0;
@@ -171,8 +172,9 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 	if (!ks->confirmed)
 		ks->confirmed = true;
 	if (!path->used) {
-		/* anchor: a new path of this UE */
+		/* anchor: a new path of this UE; probe it at once to prove it */
 		path->used = true;
+		path->next_probe_ns = now;
 		if (h->path_id >= s->npaths)
 			s->npaths = h->path_id + 1u;
 	}
@@ -185,7 +187,6 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 	}
 	path->st.rx_pkts++;
 	path->st.rx_bytes += len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN;
-	mpt_session_heard(s, path, now);
 
 	while ((ret = mpt_frame_next(&pos, end, &f)) == 1) {
 		switch (f.type) {
@@ -204,6 +205,9 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 			mpt_session_send_control(s, path, &f.u.probe, now);
 			break;
 		case MPT_FRAME_PROBE_ACK:
+			/* a round trip on this path: it works both ways */
+			mpt_session_heard(s, path, now);
+			break;
 		case MPT_FRAME_PADDING:
 			break;
 		}

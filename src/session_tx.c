@@ -309,20 +309,18 @@ void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_
 	bool up = mpt_path_usable(p);
 
 	if (!up) {
-		/* what waited for this path goes back through the scheduler: the
-		 * packets are not lost, only their path is */
+		/* what waited for this path goes back through the scheduler, ahead of
+		 * the queue and in its order: the packets are not lost, only their path */
 		struct mpt_pktq back = p->txq;
 
 		memset(&p->txq, 0, sizeof(p->txq));
-		while (back.head) {
-			struct mpt_pkt *pkt = mpt_pktq_pop(&back);
-
-			pkt->next = s->squeue.head;
-			s->squeue.head = pkt;
-			if (!s->squeue.tail)
-				s->squeue.tail = pkt;
-			s->squeue.pkts++;
-			s->squeue.bytes += pkt->len;
+		if (back.head) {
+			back.tail->next = s->squeue.head;
+			if (!s->squeue.head)
+				s->squeue.tail = back.tail;
+			s->squeue.head = back.head;
+			s->squeue.pkts += back.pkts;
+			s->squeue.bytes += back.bytes;
 		}
 		mpt_path_reset(p, &s->d->pool, now);
 	}

@@ -81,6 +81,23 @@ check "mptund-ctl sees p1 back up after its link returns" bash -c "
 		sleep 0.2
 	done; exit 1"
 
+# a path that silently stops carrying packets (no netlink event: a drop filter on
+# the anchor's side) is declared down after ProbeMissLimit probe intervals and
+# comes back by itself when packets flow again
+ip netns exec $NS_AN tc qdisc add dev an1 ingress
+# (this kernel has no gact "drop" action: redirect everything to an ifb left down)
+ip -n $NS_AN link add bh0 type ifb
+ip netns exec $NS_AN tc filter add dev an1 ingress protocol ip u32 match u32 0 0 \
+	action mirred egress redirect dev bh0
+state_is() { $MPTCTL -s "$TMP/ue.sock" stats | grep -Eq "session.0.path.0.state +$1"; }
+waitfor() { local i; for ((i = 0; i < $1 * 10; i++)); do "${@:2}" && return 0; sleep 0.1; done; return 1; }
+check "a blackholed path is declared down by missed probes (<= 3 x 100 ms + slack)" \
+	waitfor 2 bash -c "$(declare -f state_is); MPTCTL=$MPTCTL TMP=$TMP state_is '(down|probing)'"
+check "traffic continues on the other path meanwhile" wait_ping $NS_UE 10.2.0.2 3
+ip netns exec $NS_AN tc qdisc del dev an1 ingress
+check "the path comes back by itself when packets pass again" \
+	waitfor 3 bash -c "$(declare -f state_is); MPTCTL=$MPTCTL TMP=$TMP state_is up"
+
 # no plaintext on a path: a canary sent through the tunnel is not on the wire
 ip netns exec $NS_AN tcpdump -i an1 -w "$TMP/an1.pcap" -U udp >/dev/null 2>&1 &
 TD1=$!
