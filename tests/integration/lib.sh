@@ -107,6 +107,7 @@ write_ue_conf() {
 		echo "ControlSocket = $TMP/$key.sock"
 		echo "ProbeInterval = ${PROBE_MS:-100}ms"
 		echo "ProbeMissLimit = 3"
+		[ -n "${UE_EXTRA:-}" ] && printf '%s\n' "$UE_EXTRA" | tr '|' '\n'
 		echo "[Scheduler]"
 		echo "Name = $sched"
 		echo "[Congestion]"

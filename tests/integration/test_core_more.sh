@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# More of the tunnel core, in namespaces this script creates (topology in lib.sh):
+#
+#   UE  ue1 10.1.1.2   ==(p1, IPv4)== an1 10.1.1.1   ANCHOR  ans == srv  SRV
+#       ue3 fd01:3::2  ==(p3, IPv6)== an3 fd01:3::1
+#
+# Checks: a path over IPv6 outer carries traffic; rekeying after RekeyAfterPackets
+# happens during a TCP flow without breaking it; an authenticated packet from a new
+# source address moves the path's endpoint (NAT rebinding); the UE daemon runs as an
+# unprivileged user after set-up and still shuts down cleanly.
+. "$(dirname "$0")/lib.sh"
+require_root
+command -v iperf3 >/dev/null || { echo "1..0 # SKIP iperf3 missing"; exit 0; }
+
+topo_up 3
+genkeys anchor; genkeys ue
+write_anchor_conf "$TMP/anchor.conf" rr fixed \
+	"Name = ue1|PublicKey = $(cat "$TMP/ue.pub")|AllowedIPs = 10.99.0.2/32"
+UE_EXTRA="RekeyAfterPackets = 4000|User = nobody" \
+write_ue_conf "$TMP/ue.conf" ue "10.99.0.2/24" rr fixed \
+	"Name = p1|Device = ue1|Endpoint = 10.1.1.1:5555" \
+	"Name = p3|Device = ue3|Endpoint = [fd01:3::1]:5555"
+chmod 644 "$TMP/ue.conf"	# readable after the drop (reload re-reads it)
+start_daemon $NS_AN "$TMP/anchor.conf" anchor >/dev/null
+UE_PID=$(start_daemon $NS_UE "$TMP/ue.conf" ue)
+ip netns exec $NS_SRV iperf3 -s -D -I "$TMP/iperf.pid" >/dev/null 2>&1
+sleep 0.3
+PIDS+=("$(cat "$TMP/iperf.pid")")
+
+check "tunnel up" wait_ping $NS_UE 10.2.0.2 10
+uid=$(awk '/^Uid:/ {print $3}' /proc/"$UE_PID"/status)
+check "the UE daemon dropped root (effective uid $uid = nobody)" [ "$uid" = "$(id -u nobody)" ]
+caps=$(awk '/^CapEff:/ {print $2}' /proc/"$UE_PID"/status)
+check "it kept only network capabilities (CapEff $caps)" \
+	[ $((16#$caps & ~((1 << 12) | (1 << 13) | (1 << 10)))) -eq 0 ]
+
+b1=$(tx_bytes $NS_UE ue1); b3=$(tx_bytes $NS_UE ue3)
+ip netns exec $NS_UE iperf3 -c 10.2.0.2 -t 4 -C cubic -J > "$TMP/up.json" 2>&1
+rc=$?
+d1=$(( $(tx_bytes $NS_UE ue1) - b1 )); d3=$(( $(tx_bytes $NS_UE ue3) - b3 ))
+log "bytes on p1 (IPv4)=$d1 p3 (IPv6)=$d3"
+check "TCP flow through a rekeying tunnel completes" [ $rc -eq 0 ]
+check "the IPv6 outer path carries at least 20% of the traffic" \
+	[ $((d3 * 5)) -ge $((d1 + d3)) ]
+rekeys=$($MPTCTL -s "$TMP/ue.sock" --json stats | /usr/bin/python3 -c \
+	'import json,sys; print(json.load(sys.stdin)["session"][0]["rekeys"])')
+log "rekeys during the flow: $rekeys"
+check "the UE rekeyed after RekeyAfterPackets (rekeys=$rekeys)" [ "$rekeys" -ge 2 ]
+retr=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['end']['sum_sent']['retransmits'])" "$TMP/up.json")
+log "TCP retransmits over the flow: $retr"
+
+# NAT rebinding: the UE's address on path 1 changes; its next authenticated packet
+# moves the anchor's endpoint for that path
+# (promote_secondaries: deleting the old primary must keep the new address)
+ip netns exec $NS_UE sysctl -qw net.ipv4.conf.ue1.promote_secondaries=1
+ip -n $NS_UE addr add 10.1.1.3/24 dev ue1
+ip -n $NS_UE addr del 10.1.1.2/24 dev ue1
+sleep 1
+remote=$($MPTCTL -s "$TMP/anchor.sock" --json stats | /usr/bin/python3 -c \
+	'import json,sys; print([p["remote"] for p in json.load(sys.stdin)["session"][0]["path"] if p["name"] == "p1"][0])')
+log "anchor's endpoint of p1 after the change: $remote"
+check "the anchor follows the new source address (NAT rebinding)" \
+	bash -c "echo '$remote' | grep -q '10.1.1.3'"
+check "traffic flows on after the rebinding" wait_ping $NS_UE 10.2.0.2 3
+
+kill -TERM "$UE_PID"
+for _ in $(seq 50); do kill -0 "$UE_PID" 2>/dev/null || break; sleep 0.1; done
+check "the unprivileged daemon exits cleanly and removes its TUN" bash -c \
+	"! kill -0 $UE_PID 2>/dev/null && grep -q stopped $TMP/ue.log && ! ip -n $NS_UE link show mpt0 >/dev/null 2>&1"
+finish
