@@ -32,7 +32,8 @@ uint32_t mpt_hs_new_index(struct mpt_daemon *d, unsigned session_idx)
 	do {
 		index = (uint32_t)(mpt_rng_u64(&d->rng) & 0xffff0000u) | session_idx;
 	} while ((s->cur.valid && s->cur.local_index == index) ||
-		 (s->prev.valid && s->prev.local_index == index));
+		 (s->prev.valid && s->prev.local_index == index) ||
+		 (s->next.valid && s->next.local_index == index));
 	return index;
 }
 

@@ -78,6 +78,7 @@ static void rx_transport(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, 
 		s->st.drops[MPT_WIRE_REPLAY]++;
 		goto put;
 	}
+	ks = mpt_session_confirm(s, ks, now);
 	/* the session takes the buffer (a DATA frame keeps it) */
 	mpt_session_receive(s, ks, &h, p, buf + MPT_WIRE_HDR_LEN, (size_t)n, from, fromlen,
 			    now);

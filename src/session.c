@@ -119,6 +119,7 @@ void mpt_session_free(struct mpt_session *s)
 	mpt_reorder_free(&s->reorder);	/* hands held packets to the TUN */
 	keyslot_clear(&s->cur);
 	keyslot_clear(&s->prev);
+	keyslot_clear(&s->next);
 	free(s->sched_priv);
 	s->sched_priv = NULL;
 	explicit_bzero(&s->hs, sizeof(s->hs));
@@ -182,15 +183,32 @@ struct mpt_keyslot *mpt_session_keyslot(struct mpt_session *s, uint32_t local_in
 		return &s->cur;
 	if (s->prev.valid && s->prev.local_index == local_index)
 		return &s->prev;
+	if (s->next.valid && s->next.local_index == local_index)
+		return &s->next;
 	return NULL;
+}
+
+/* cur becomes prev (kept for packets still in flight under it), ks becomes cur. */
+static void promote(struct mpt_session *s, struct mpt_keyslot *ks, uint64_t now)
+{
+	keyslot_clear(&s->prev);
+	if (s->cur.valid) {
+		s->prev = s->cur;
+		s->st.rekeys++;
+	} else {
+		s->established_ns = now;
+	}
+	s->cur = *ks;
+	memset(ks, 0, sizeof(*ks));
 }
 
 /*
  * Install a new keypair. The initiator (UE) sends with it at once: the responder
- * has it already. The responder (anchor) also switches at once: the UE only uses
- * the keypair after the response reached it, and until then the UE still accepts
- * the previous one, which we keep in prev for receiving (and the UE keeps its own
- * previous keypair likewise), so traffic in flight across the switch is not lost.
+ * has it already. The responder (anchor) keeps it as next and goes on sending with
+ * the current one until the first packet under the new keypair arrives
+ * (mpt_session_confirm): before that the UE may not have the response yet, and
+ * would have to drop what we sent. Both keep the previous keypair for receiving,
+ * so traffic in flight across the switch is not lost.
  */
 int mpt_session_install_keypair(struct mpt_session *s, struct mpt_keypair *kp,
 				uint64_t now)
@@ -212,18 +230,25 @@ int mpt_session_install_keypair(struct mpt_session *s, struct mpt_keypair *kp,
 	ks.created_ns = now;
 	for (unsigned i = 0; i < MPT_MAX_PATHS; i++)
 		mpt_replay_init(&ks.replay[i]);
-	mpt_keypair_wipe(kp);
-
-	keyslot_clear(&s->prev);
-	if (s->cur.valid) {
-		s->prev = s->cur;
-		s->st.rekeys++;
-	} else {
-		s->established_ns = now;
-	}
-	s->cur = ks;
 	s->st.handshakes++;
+	if (kp->initiator) {
+		mpt_keypair_wipe(kp);
+		promote(s, &ks, now);
+		return 0;
+	}
+	mpt_keypair_wipe(kp);
+	keyslot_clear(&s->next);	/* an unconfirmed earlier one is superseded */
+	s->next = ks;
 	return 0;
+}
+
+struct mpt_keyslot *mpt_session_confirm(struct mpt_session *s, struct mpt_keyslot *ks,
+					uint64_t now)
+{
+	if (ks != &s->next)
+		return ks;
+	promote(s, ks, now);
+	return &s->cur;
 }
 
 void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now)

@@ -64,6 +64,7 @@ struct mpt_session {
 
 	/* keys */
 	struct mpt_keyslot cur, prev;
+	struct mpt_keyslot next;			/* anchor: not yet confirmed */
 	struct mpt_noise_initiation hs;			/* UE: pending init */
 	uint8_t hs_msg[MPT_HS_INIT_LEN];
 	uint64_t hs_next_ns;				/* UE: next (re)send */
@@ -119,6 +120,10 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 int mpt_session_install_keypair(struct mpt_session *s, struct mpt_keypair *kp,
 				uint64_t now);
 struct mpt_keyslot *mpt_session_keyslot(struct mpt_session *s, uint32_t local_index);
+/* A packet authenticated under ks: if ks is the responder's next keypair, it becomes
+ * the current one. Returns where ks now lives. */
+struct mpt_keyslot *mpt_session_confirm(struct mpt_session *s, struct mpt_keyslot *ks,
+					uint64_t now);
 bool mpt_session_established(const struct mpt_session *s);
 
 /* Path state changes (netlink, mptund-ctl, liveness). */
