@@ -85,7 +85,8 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	for (size_t k = 0; k < p->cc_ops->nstats; k++) {
 		const struct mpt_stat *st = &p->cc_ops->stats[k];
 
-		mpt_ctl_outf(out, "%s.cc_stat.%s=%.10g", pre, st->name,
+		mpt_ctl_outf(out, "%s.cc_stat.%s%s=%.10g", pre, st->name,
+			     st->kind == MPT_STAT_COUNTER ? "_total" : "",
 			     mpt_stat_read(st, p->cc.priv, 0));
 	}
 }

@@ -9,7 +9,8 @@
  * queue would overflow (it does not read), it is dropped, so a slow reader costs the
  * daemon at most out_max bytes and never blocks the loop. Garbage from one client is
  * answered with EINVAL/E2BIG and never touches the others; a request that cannot be
- * resynchronised (no blank line within 4 KiB) is answered and the client closed.
+ * resynchronised (no blank line within 4 KiB), or is cut short by EOF, is answered
+ * and the client closed.
  *
  * Permissions: the socket is 0600 (0660 with a group), created under umask 0177.
  * SO_PEERCRED: writes (per the command table) need uid 0 or the daemon's euid; reads
@@ -171,8 +172,12 @@ static void dispatch(struct mpt_ctl_client *c)
 	int rc;
 
 	if (d->write ? !c->may_write : !c->may_read) {
-		snprintf(msg, sizeof(msg), "command '%s' needs uid 0 or %u (peer is uid %u)",
-			 d->name, (unsigned)geteuid(), (unsigned)c->cred.uid);
+		if (geteuid() == 0)
+			snprintf(msg, sizeof(msg), "command '%s' needs uid 0 (peer is uid %u)",
+				 d->name, (unsigned)c->cred.uid);
+		else
+			snprintf(msg, sizeof(msg), "command '%s' needs uid 0 or %u (peer is "
+				 "uid %u)", d->name, (unsigned)geteuid(), (unsigned)c->cred.uid);
 		reply_error(c, -EPERM, msg);
 		return;
 	}
@@ -261,6 +266,13 @@ static void read_cb(struct ev_loop *loop, ev_io *w, int revents)
 	if (n <= 0) {			/* EOF or error: finish the queued replies */
 		ev_io_stop(loop, w);
 		ev_timer_stop(loop, &c->watch_w);
+		if (n == 0 && c->in_len && !c->watching && !c->closing) {
+			char msg[96];
+
+			snprintf(msg, sizeof(msg), "request of %zu bytes ends without the "
+				 "empty line", c->in_len);
+			reply_error(c, -EINVAL, msg);
+		}
 		c->closing = true;
 		client_flush(c);
 		return;

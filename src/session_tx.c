@@ -63,6 +63,8 @@ static int seal(struct mpt_session *s, struct mpt_path *p, uint8_t *buf, size_t 
 
 	if (!s->cur.valid || !p->remote_len)
 		return -ENOTCONN;
+	if (!p->admin_up)	/* out of service: not even ACKs, the peer sees it die */
+		return -ENETDOWN;
 	if (!mpt_recovery_can_send(&p->rec))
 		return -ENOBUFS;
 	mpt_hdr_encode(buf, cap, &h);

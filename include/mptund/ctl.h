@@ -43,7 +43,8 @@
  *	session.S.sched_stat.NAME=V		(per session)
  *	session.S.sched_stat.NAME.P=V		(per path: mpt_stat.per_path)
  * with a "_total" suffix on NAME for MPT_STAT_COUNTER; mpt_ctl_out_sched_stats()
- * (src/ctl_out.h) writes them.
+ * (src/ctl_out.h) writes them. The congestion controller's statistics likewise as
+ *	session.S.path.P.cc_stat.NAME=V		("_total" suffix for counters)
  */
 #ifndef MPTUND_CTL_H
 #define MPTUND_CTL_H
@@ -126,7 +127,24 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.lost_pkts", COUNTER, "packets declared lost on the path") \
 	X("session.#.path.#.lost_bytes", COUNTER, "bytes declared lost on the path") \
 	X("session.#.path.#.rx_pkts", COUNTER, "packets received on the path") \
-	X("session.#.path.#.rx_bytes", COUNTER, "bytes received on the path")
+	X("session.#.path.#.rx_bytes", COUNTER, "bytes received on the path") \
+	X("daemon.pool_free", GAUGE, "free packet buffers in the pool") \
+	X("daemon.pool_exhausted", COUNTER, "packets dropped: packet pool empty") \
+	X("session.#.no_key_drop_pkts", COUNTER, "packets dropped: no session key yet") \
+	X("session.#.spoofed_drop_pkts", COUNTER, "packets dropped: inner source not allowed") \
+	X("session.#.holds", COUNTER, "scheduler calls that found no path with room") \
+	X("session.#.handshakes", COUNTER, "handshakes completed") \
+	X("session.#.sched_switches", COUNTER, "scheduler changes at run time") \
+	X("session.#.drop.*", COUNTER, "packets dropped on receive, by reason") \
+	X("session.#.reorder.held", COUNTER, "packets held for reordering") \
+	X("session.#.reorder.late", COUNTER, "packets arriving after their hole was skipped") \
+	X("session.#.path.#.picks", COUNTER, "packets the scheduler assigned to the path") \
+	X("session.#.path.#.cc", INFO, "congestion controller of the path") \
+	X("session.#.path.#.data_tx_pkts", COUNTER, "data packets sent on the path") \
+	X("session.#.path.#.data_rx_pkts", COUNTER, "data packets received on the path") \
+	X("session.#.path.#.probe_timeouts", COUNTER, "probe timeouts (PTO) on the path") \
+	X("session.#.path.#.downs", COUNTER, "times the path was declared down") \
+	X("session.#.path.#.send_errors", COUNTER, "sends the kernel refused")
 
 struct mpt_ctl_key {
 	const char *pattern;

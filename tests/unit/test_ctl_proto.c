@@ -170,6 +170,13 @@ static void test_vocab(void **state)
 			 MPT_CTL_GAUGE);
 	assert_int_equal(mpt_ctl_key_find("session.0.sched_stat.moves_total")->kind,
 			 MPT_CTL_COUNTER);
+	assert_int_equal(mpt_ctl_key_find("session.0.path.1.cc_stat.round_count_total")->kind,
+			 MPT_CTL_COUNTER);
+	assert_int_equal(mpt_ctl_key_find("session.0.path.1.cc_stat.pacing_gain")->kind,
+			 MPT_CTL_GAUGE);
+	assert_int_equal(mpt_ctl_key_find("session.0.drop.frame-overflow")->kind,
+			 MPT_CTL_COUNTER);
+	assert_int_equal(mpt_ctl_key_find("session.3.sched_switches")->kind, MPT_CTL_COUNTER);
 	assert_null(mpt_ctl_key_find("session.x.path.1.srtt_us"));
 	assert_null(mpt_ctl_key_find("session.0.path.1.srtt_usx"));
 	assert_null(mpt_ctl_key_find("nothing"));
