@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config_int.h"
+#include "keys.h"
 
 __attribute__((format(printf, 6, 7)))
 static int failat(const struct mpt_config *cfg, char *err, size_t errlen, int line,
@@ -144,7 +145,7 @@ int cfg_finish(struct mpt_config *cfg, const struct cfg_lines *lines, char *err,
 		return FAIL(lines->iface, "Role", "missing in [Interface] (ue or anchor)");
 	if (!lines->private_key)
 		return FAIL(lines->iface, "PrivateKey", "missing in [Interface]");
-	if (cfgv_public_key(cfg->private_key, cfg->public_key) < 0)
+	if (mpt_key_public(cfg->public_key, cfg->private_key) < 0)
 		return FAIL(lines->private_key, "PrivateKey", "cannot derive the public key");
 	if (!cfg->listen.ss_family) {
 		l6->sin6_family = AF_INET6;	/* "::", dual-stack; port already set */

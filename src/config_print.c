@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "config_int.h"
+#include "keys.h"
 #include "log.h"
 
 static void print_value(const struct cfg_key *k, const void *base, FILE *out)
@@ -28,7 +29,7 @@ static void print_value(const struct cfg_key *k, const void *base, FILE *out)
 			 *(const enum mpt_role *)f == MPT_ROLE_UE ? "ue" : "anchor");
 		break;
 	case T_KEY:
-		cfgv_key_encode(f, buf);
+		mpt_key_to_base64(buf, f);
 		break;
 	case T_IFNAME:
 	case T_IDENT:
@@ -140,7 +141,7 @@ void mpt_config_print(const struct mpt_config *cfg, FILE *out)
 
 	fprintf(out, "# %s, normalised by mptund --check\n", cfg->file);
 	print_section(SEC_INTERFACE, cfg, out);
-	cfgv_key_encode(cfg->public_key, pub);
+	mpt_key_to_base64(pub, cfg->public_key);
 	fprintf(out, "# PublicKey = %s (derived from PrivateKey)\n", pub);
 	if (!cfg->mtu)
 		fprintf(out, "# MTU auto = %u (OuterMTU - %d)\n", mpt_config_inner_mtu(cfg),

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "config_int.h"
+#include "keys.h"
 #include "log.h"
 
 static void list_modules(char *buf, size_t len, bool sched)
@@ -138,7 +139,7 @@ int cfg_set_value(struct cfg_parser *ps, const struct cfg_key *k, void *base,
 			return cfg_fail(ps, k->name, "'%s' is not a role (ue, anchor)", value);
 		return 0;
 	case T_KEY:
-		if (cfgv_key_decode(value, f) < 0)
+		if (mpt_key_from_base64(f, value) < 0)
 			return cfg_fail(ps, k->name, "'%s' is not a base64 X25519 key (44 "
 				    "characters, as printed by wg genkey)", value);
 		return 0;

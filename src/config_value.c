@@ -14,7 +14,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include <openssl/evp.h>
 
 #include "config_int.h"
 
@@ -172,74 +171,6 @@ int cfgv_bool(const char *s, bool *out)
 		}
 	}
 	return -EINVAL;
-}
-
-static const char b64_alphabet[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static int b64_value(char c)
-{
-	const char *p = c ? strchr(b64_alphabet, c) : NULL;
-
-	return p ? (int)(p - b64_alphabet) : -1;
-}
-
-/* Exactly 44 characters, one '=' of padding, canonical (unused low bits zero). */
-int cfgv_key_decode(const char *s, uint8_t key[MPT_KEY_LEN])
-{
-	uint32_t acc = 0;
-	unsigned bits = 0, n = 0;
-
-	if (strlen(s) != 44 || s[43] != '=')
-		return -EINVAL;
-	for (unsigned i = 0; i < 43; i++) {
-		int v = b64_value(s[i]);
-
-		if (v < 0)
-			return -EINVAL;
-		acc = (acc << 6) | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			key[n++] = (uint8_t)(acc >> bits);
-		}
-	}
-	if (acc & ((1u << bits) - 1))
-		return -EINVAL;
-	return 0;
-}
-
-void cfgv_key_encode(const uint8_t key[MPT_KEY_LEN], char out[45])
-{
-	uint32_t acc = 0;
-	unsigned bits = 0, n = 0;
-
-	for (unsigned i = 0; i < MPT_KEY_LEN; i++) {
-		acc = (acc << 8) | key[i];
-		bits += 8;
-		while (bits >= 6) {
-			bits -= 6;
-			out[n++] = b64_alphabet[(acc >> bits) & 63];
-		}
-	}
-	out[n++] = b64_alphabet[(acc << (6 - bits)) & 63];
-	out[n++] = '=';
-	out[n] = '\0';
-}
-
-int cfgv_public_key(const uint8_t priv[MPT_KEY_LEN], uint8_t pub[MPT_KEY_LEN])
-{
-	EVP_PKEY *pk = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, NULL, priv,
-						    MPT_KEY_LEN);
-	size_t len = MPT_KEY_LEN;
-	int rc = 0;
-
-	if (!pk)
-		return -EINVAL;
-	if (EVP_PKEY_get_raw_public_key(pk, pub, &len) != 1 || len != MPT_KEY_LEN)
-		rc = -EINVAL;
-	EVP_PKEY_free(pk);
-	return rc;
 }
 
 bool cfgv_ident_ok(const char *s)
