@@ -4,7 +4,14 @@
  * "time_next_packet": each send pushes the path's earliest departure time forward by
  * len / rate; a packet may leave while that time is no further than one quantum
  * (horizon_ns, default 1 ms) ahead of now, so the sender releases small bursts from a
- * per-path timer. Idle time earns no credit (no burst after idle). rate 0 = unpaced.
+ * per-path timer. rate 0 = unpaced.
+ *
+ * The event loop's timers are coarse (epoll rounds its timeout up to whole
+ * milliseconds), so a release often comes late. The departure time may fall behind
+ * now by up to one horizon and the lateness is caught up with the next burst;
+ * anything older is forgotten, so idle time earns at most one horizon of credit and
+ * a burst never exceeds two horizons' worth. Without that credit a path paced at R
+ * sends about R x horizon / (horizon + lateness): two thirds of R at 1 ms + 0.5 ms.
  */
 #ifndef MPTUND_PACER_H
 #define MPTUND_PACER_H
@@ -27,7 +34,8 @@ static inline bool mpt_pacer_ready(const struct mpt_pacer *p, uint64_t rate, uin
 static inline void mpt_pacer_on_send(struct mpt_pacer *p, uint64_t rate, uint32_t len,
 				     uint64_t now)
 {
-	uint64_t t = p->next_ns > now ? p->next_ns : now;
+	uint64_t floor = now > p->horizon_ns ? now - p->horizon_ns : 0;
+	uint64_t t = p->next_ns > floor ? p->next_ns : floor;
 
 	if (rate == 0)
 		return;
