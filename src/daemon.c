@@ -332,6 +332,12 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 			 d->inner_mtu);
 		goto fail_cfg;
 	}
+	d->txb.gso_buf = malloc(MPT_GSO_MAX_BYTES);
+	if (!d->txb.gso_buf) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto fail_pool;
+	}
 	d->loop = ev_default_loop(EVFLAG_AUTO);
 	ret = open_tun(d, err, errlen);
 	if (ret < 0)
@@ -383,6 +389,8 @@ fail_sockets:
 	close_sockets(d);
 	mpt_tun_close(&d->tun);
 fail_pool:
+	free(d->txb.gso_buf);
+	d->txb.gso_buf = NULL;
 	mpt_pkt_pool_free(&d->pool);
 fail_cfg:
 	mpt_config_free(cfg);
@@ -401,6 +409,8 @@ void mpt_daemon_stop(struct mpt_daemon *d)
 	close_sockets(d);
 	ev_io_stop(d->loop, &d->tun_io);
 	mpt_tun_close(&d->tun);
+	free(d->txb.gso_buf);
+	d->txb.gso_buf = NULL;
 	mpt_pkt_pool_free(&d->pool);
 	mpt_config_free(&d->cfg);
 	explicit_bzero(&d->local, sizeof(d->local));

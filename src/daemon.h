@@ -24,7 +24,8 @@
 #define MPT_MAX_SESSIONS	65535	/* session index lives in the low 16 bits of
 					 * our keypair indices */
 
-#define MPT_TX_BATCH		32
+#define MPT_TX_BATCH		44	/* 44 x 1443 B fills one 64 KiB GSO send */
+#define MPT_GSO_MAX_BYTES	65000	/* UDP payload of one GSO send */
 
 struct mpt_ctl_server;
 
@@ -34,6 +35,7 @@ struct mpt_txbatch {
 	struct iovec iov[MPT_TX_BATCH];
 	struct mpt_pkt *pkt[MPT_TX_BATCH];
 	unsigned n;
+	uint8_t *gso_buf;		/* MPT_GSO_MAX_BYTES, for coalesced runs */
 };
 
 struct mpt_daemon_stats {

@@ -42,6 +42,7 @@ int mpt_path_init(struct mpt_path *p, uint8_t id, const struct mpt_config *cfg,
 	}
 	mpt_acktrack_init(&p->ackt, id, MPT_ACK_DEFAULT_MAX_DELAY_NS, 4);
 	p->pacer.horizon_ns = MPT_NSEC_PER_MSEC;
+	p->gso_ok = true;		/* until a send says otherwise */
 	p->next_pn = 1;
 	ccname = pc && pc->cc[0] ? pc->cc : cfg->cc;
 	ops = mpt_cc_find(ccname);

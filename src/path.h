@@ -39,6 +39,7 @@ struct mpt_path_stats {
 	uint64_t downs, ups;		/* liveness transitions */
 	uint64_t rebinds;		/* endpoint changed (NAT rebinding) */
 	uint64_t txq_drops;		/* dropped from the pacer queue (path went down) */
+	uint64_t gso_sends;		/* runs sent as one UDP GSO datagram */
 };
 
 struct mpt_path {
@@ -72,7 +73,7 @@ struct mpt_path {
 	struct mpt_pktq txq;		/* scheduled here, waiting for the pacer */
 	uint64_t pto_at;		/* 0: no probe timeout armed */
 	uint32_t pto_backoff;
-	bool app_limited_marked;
+	bool gso_ok;			/* UDP GSO works on this path's route */
 
 	/* receiver */
 	struct mpt_acktrack ackt;
