@@ -271,24 +271,29 @@ static void start_watchers(struct mpt_daemon *d)
 	ev_signal_start(d->loop, &d->sig_hup);
 }
 
-static void notify_status(struct mpt_daemon *d)
+/* systemd STATUS=: paths up per session at a glance (and READY=1 the first time). */
+void mpt_daemon_notify_status(struct mpt_daemon *d, bool ready)
 {
 	char buf[256];
 	size_t off = 0;
+	unsigned established = 0;
 
 	if (d->cfg.role == MPT_ROLE_UE) {
 		const struct mpt_session *s = &d->sessions[0];
 
 		for (unsigned i = 0; i < s->npaths && off < sizeof(buf); i++)
-			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s%s",
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s %s",
 						i ? ", " : "", s->paths[i].name,
-						s->paths[i].link_ok ? "" : " (link down)");
-		mpt_sd_notifyf("READY=1\nSTATUS=ue: %u path(s): %s; scheduler %s",
-			       s->npaths, buf, d->cfg.sched);
-	} else {
-		mpt_sd_notifyf("READY=1\nSTATUS=anchor: %u peer(s); scheduler %s",
-			       d->nsessions, d->cfg.sched);
+						mpt_path_usable(&s->paths[i]) ? "up" : "down");
+		mpt_sd_notifyf("%sSTATUS=ue %s: %s; scheduler %s", ready ? "READY=1\n" : "",
+			       s->cur.valid ? "established" : "handshaking",
+			       s->npaths ? buf : "no paths", s->sched->name);
+		return;
 	}
+	for (unsigned i = 0; i < d->nsessions; i++)
+		established += d->sessions[i].cur.valid;
+	mpt_sd_notifyf("%sSTATUS=anchor: %u of %u peer(s) established; scheduler %s",
+		       ready ? "READY=1\n" : "", established, d->nsessions, d->cfg.sched);
 }
 
 int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
@@ -375,7 +380,7 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 		 "ue" : "anchor", MPTUND_VERSION, d->tun.name, d->inner_mtu, cfg->sched,
 		 cfg->role == MPT_ROLE_UE ? cfg->npaths : d->nsessions,
 		 cfg->role == MPT_ROLE_UE ? "path(s)" : "peer(s)");
-	notify_status(d);
+	mpt_daemon_notify_status(d, true);
 	return 0;
 
 fail_ctl:

@@ -101,6 +101,8 @@ static inline void mpt_daemon_mark(struct mpt_daemon *d, struct mpt_session *s)
 	}
 }
 void mpt_daemon_flush_dirty(struct mpt_daemon *d, uint64_t now);
+/* systemd STATUS= line (READY=1 too when ready); a no-op outside systemd. */
+void mpt_daemon_notify_status(struct mpt_daemon *d, bool ready);
 
 /* Handshake glue (handshake.c). */
 void mpt_hs_ue_start(struct mpt_session *s, uint64_t now);

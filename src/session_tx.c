@@ -378,6 +378,7 @@ static void path_set_alive(struct mpt_session *s, struct mpt_path *p, bool alive
 		p->st.downs++;
 	log_info("%s: path %s is %s", s->name, p->name, alive ? "up" : "down");
 	mpt_session_path_changed(s, p, now);
+	mpt_daemon_notify_status(s->d, false);
 }
 
 void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_t now)

@@ -22,13 +22,29 @@ write_ue_conf "$TMP/ue.conf" ue "10.99.0.2/24" rr fixed \
 	"Name = p1|Device = ue1|Endpoint = 10.1.1.1:5555" \
 	"Name = p3|Device = ue3|Endpoint = [fd01:3::1]:5555"
 chmod 644 "$TMP/ue.conf"	# readable after the drop (reload re-reads it)
+# a stand-in for systemd's notify socket: records what the UE daemon says
+/usr/bin/python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1]); s.settimeout(0.5)
+end = time.time() + 40
+with open(sys.argv[2], "w") as f:
+    while time.time() < end:
+        try:
+            f.write(s.recv(4096).decode() + "\n---\n"); f.flush()
+        except socket.timeout:
+            pass
+' "$TMP/notify.sock" "$TMP/notify.log" &
+PIDS+=($!)
+sleep 0.3
 start_daemon $NS_AN "$TMP/anchor.conf" anchor >/dev/null
-UE_PID=$(start_daemon $NS_UE "$TMP/ue.conf" ue)
+UE_PID=$(NOTIFY_SOCKET=$TMP/notify.sock start_daemon $NS_UE "$TMP/ue.conf" ue)
 ip netns exec $NS_SRV iperf3 -s -D -I "$TMP/iperf.pid" >/dev/null 2>&1
 sleep 0.3
 PIDS+=("$(cat "$TMP/iperf.pid")")
 
 check "tunnel up" wait_ping $NS_UE 10.2.0.2 10
+check "systemd was told READY=1 with a path summary" grep -q 'READY=1' "$TMP/notify.log"
+check "... and STATUS= follows the paths coming up" grep -q 'STATUS=ue established: p1 up' "$TMP/notify.log"
 uid=$(awk '/^Uid:/ {print $3}' /proc/"$UE_PID"/status)
 check "the UE daemon dropped root (effective uid $uid = nobody)" [ "$uid" = "$(id -u nobody)" ]
 caps=$(awk '/^CapEff:/ {print $2}' /proc/"$UE_PID"/status)
@@ -68,4 +84,18 @@ kill -TERM "$UE_PID"
 for _ in $(seq 50); do kill -0 "$UE_PID" 2>/dev/null || break; sleep 0.1; done
 check "the unprivileged daemon exits cleanly and removes its TUN" bash -c \
 	"! kill -0 $UE_PID 2>/dev/null && grep -q stopped $TMP/ue.log && ! ip -n $NS_UE link show mpt0 >/dev/null 2>&1"
+
+# a dead first path does not block the tunnel: p1's link is up but nothing it sends
+# reaches the anchor (redirected into an ifb left down; this kernel has no gact)
+ip -n $NS_AN link add bh0 type ifb
+ip netns exec $NS_AN tc qdisc add dev an1 ingress
+ip netns exec $NS_AN tc filter add dev an1 ingress protocol ip u32 match u32 0 0 \
+	action mirred egress redirect dev bh0
+UE_EXTRA="" write_ue_conf "$TMP/ue-dead1.conf" ue "10.99.0.2/24" rr fixed \
+	"Name = p1|Device = ue1|Endpoint = 10.1.1.1:5555" \
+	"Name = p3|Device = ue3|Endpoint = [fd01:3::1]:5555"
+start_daemon $NS_UE "$TMP/ue-dead1.conf" ue-dead1 >/dev/null
+check "with its first path dead the tunnel comes up on the second" wait_ping $NS_UE 10.2.0.2 5
+check "... and reports the first path not up" bash -c \
+	"$MPTCTL -s $TMP/ue.sock stats | grep -Eq 'session.0.path.0.state +(probing|down)'"
 finish
