@@ -338,7 +338,9 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 		goto fail_cfg;
 	}
 	d->txb.gso_buf = malloc(MPT_GSO_MAX_BYTES);
-	if (!d->txb.gso_buf) {
+	d->rx.buf = malloc((size_t)MPT_RX_BATCH * MPT_RX_BUF);
+	d->rx.ctl = malloc((size_t)MPT_RX_BATCH * MPT_RX_CTL);
+	if (!d->txb.gso_buf || !d->rx.buf || !d->rx.ctl) {
 		snprintf(err, errlen, "out of memory");
 		ret = -ENOMEM;
 		goto fail_pool;
@@ -395,7 +397,9 @@ fail_sockets:
 	mpt_tun_close(&d->tun);
 fail_pool:
 	free(d->txb.gso_buf);
-	d->txb.gso_buf = NULL;
+	free(d->rx.buf);
+	free(d->rx.ctl);
+	d->txb.gso_buf = d->rx.buf = d->rx.ctl = NULL;
 	mpt_pkt_pool_free(&d->pool);
 fail_cfg:
 	mpt_config_free(cfg);
@@ -415,7 +419,9 @@ void mpt_daemon_stop(struct mpt_daemon *d)
 	ev_io_stop(d->loop, &d->tun_io);
 	mpt_tun_close(&d->tun);
 	free(d->txb.gso_buf);
-	d->txb.gso_buf = NULL;
+	free(d->rx.buf);
+	free(d->rx.ctl);
+	d->txb.gso_buf = d->rx.buf = d->rx.ctl = NULL;
 	mpt_pkt_pool_free(&d->pool);
 	mpt_config_free(&d->cfg);
 	explicit_bzero(&d->local, sizeof(d->local));

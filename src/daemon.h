@@ -20,6 +20,8 @@
 #include "tun.h"
 
 #define MPT_RX_BATCH		32
+#define MPT_RX_BUF		65536	/* one message: a datagram or a UDP GRO run */
+#define MPT_RX_CTL		64	/* control data of one message (UDP_GRO) */
 #define MPT_TUN_BATCH		64
 #define MPT_MAX_SESSIONS	65535	/* session index lives in the low 16 bits of
 					 * our keypair indices */
@@ -81,6 +83,10 @@ struct mpt_daemon {
 	unsigned nsessions;
 	struct mpt_session *dirty;		/* to flush after the current batch */
 	struct mpt_txbatch txb;
+	struct {
+		uint8_t *buf;			/* MPT_RX_BATCH x MPT_RX_BUF */
+		uint8_t *ctl;			/* MPT_RX_BATCH x MPT_RX_CTL */
+	} rx;
 
 	struct log_ratelimit rl;
 	struct mpt_daemon_stats st;

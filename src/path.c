@@ -2,6 +2,7 @@
 /* A path's state: set-up, controller, view for the schedulers, UDP socket. */
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -155,9 +156,10 @@ int mpt_udp_socket(int family, char *err, size_t errlen)
 		int zero = 0;
 
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-		setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one));
 	}
-	setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
+	/* receive runs of datagrams as one message where the kernel coalesced them
+	 * (the peer's UDP GSO sends): rx.c splits them; best effort */
+	setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one));
 	return fd;
 }
 

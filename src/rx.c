@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * Datagram reception: a batch from a UDP socket (recvmmsg straight into pool
- * buffers, placed so that a DATA frame's inner packet lands where a TUN write wants
- * it), then for each datagram: classify, hand handshakes to handshake.c, find the
+ * Datagram reception: a batch from a UDP socket (recvmmsg into 64 KiB buffers, so
+ * that a UDP GRO message holding a run of datagrams fits; each datagram is then
+ * copied into a pool buffer, placed so that a DATA frame's inner packet lands where
+ * a TUN write wants it), then for each datagram: classify, hand handshakes to handshake.c, find the
  * keypair of a transport packet by its receiver index, check the replay window,
  * open, record, and pass the frames to the session. Every drop is counted by reason;
  * nothing is allocated for a packet before it authenticated.
  */
 #include <errno.h>
 #include <string.h>
+#include <netinet/udp.h>
 #include <sys/socket.h>
 
 #include "daemon.h"
@@ -108,37 +110,70 @@ void mpt_rx_datagram(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, size
 	mpt_pkt_put(&d->pool, p);
 }
 
+/* The UDP GRO segment size of a received message, or 0 when it is one datagram. */
+static size_t gro_size(struct msghdr *mh)
+{
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) {
+			int v;
+
+			memcpy(&v, CMSG_DATA(cm), sizeof(v));
+			return v > 0 ? (size_t)v : 0;
+		}
+	}
+	return 0;
+}
+
+/* One received message: a datagram, or with UDP GRO several of gso bytes each (the
+ * last may be shorter), each copied into a pool buffer and handled in order. */
+static void rx_message(struct mpt_daemon *d, const uint8_t *buf, size_t len, size_t gso,
+		       int fd, const struct sockaddr_storage *from, socklen_t fromlen,
+		       int path_hint, uint64_t now)
+{
+	if (!gso || gso > len)
+		gso = len;
+	for (size_t off = 0; off < len; off += gso) {
+		size_t n = MPT_MIN(gso, len - off);
+		struct mpt_pkt *p;
+
+		if (n > rx_cap(d)) {
+			d->st.truncated++;
+			continue;
+		}
+		p = mpt_pkt_alloc(&d->pool);
+		if (!p) {
+			d->st.pool_exhausted++;
+			return;
+		}
+		memcpy(rx_base(p), buf + off, n);
+		mpt_rx_datagram(d, p, rx_base(p), n, fd, from, fromlen, path_hint, now);
+	}
+}
+
 void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint)
 {
 	struct mmsghdr msgs[MPT_RX_BATCH];
 	struct iovec iov[MPT_RX_BATCH];
 	struct sockaddr_storage from[MPT_RX_BATCH];
-	struct mpt_pkt *pk[MPT_RX_BATCH];
-	int rounds = 8, n, i, k;
+	uint8_t *ctl = d->rx.ctl;
+	int rounds = 8, n, i;
 
 	while (rounds-- > 0) {
 		uint64_t now;
 
-		for (k = 0; k < MPT_RX_BATCH; k++) {
-			pk[k] = mpt_pkt_alloc(&d->pool);
-			if (!pk[k])
-				break;
-			iov[k].iov_base = rx_base(pk[k]);
-			iov[k].iov_len = rx_cap(d);
-			memset(&msgs[k].msg_hdr, 0, sizeof(msgs[k].msg_hdr));
-			msgs[k].msg_hdr.msg_name = &from[k];
-			msgs[k].msg_hdr.msg_namelen = sizeof(from[k]);
-			msgs[k].msg_hdr.msg_iov = &iov[k];
-			msgs[k].msg_hdr.msg_iovlen = 1;
+		for (i = 0; i < MPT_RX_BATCH; i++) {
+			iov[i].iov_base = d->rx.buf + (size_t)i * MPT_RX_BUF;
+			iov[i].iov_len = MPT_RX_BUF;
+			memset(&msgs[i].msg_hdr, 0, sizeof(msgs[i].msg_hdr));
+			msgs[i].msg_hdr.msg_name = &from[i];
+			msgs[i].msg_hdr.msg_namelen = sizeof(from[i]);
+			msgs[i].msg_hdr.msg_iov = &iov[i];
+			msgs[i].msg_hdr.msg_iovlen = 1;
+			msgs[i].msg_hdr.msg_control = ctl + (size_t)i * MPT_RX_CTL;
+			msgs[i].msg_hdr.msg_controllen = MPT_RX_CTL;
 		}
-		if (k == 0) {
-			d->st.pool_exhausted++;
-			return;
-		}
-		n = recvmmsg(fd, msgs, (unsigned)k, MSG_DONTWAIT, NULL);
+		n = recvmmsg(fd, msgs, MPT_RX_BATCH, MSG_DONTWAIT, NULL);
 		now = mpt_now_ns();
-		for (i = n < 0 ? 0 : n; i < k; i++)
-			mpt_pkt_put(&d->pool, pk[i]);
 		if (n <= 0) {
 			if (n < 0 && errno != EAGAIN && errno != EINTR &&
 			    log_ratelimit_ok(&d->rl, now))
@@ -148,14 +183,14 @@ void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint)
 		for (i = 0; i < n; i++) {
 			if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
 				d->st.truncated++;
-				mpt_pkt_put(&d->pool, pk[i]);
 				continue;
 			}
-			mpt_rx_datagram(d, pk[i], rx_base(pk[i]), msgs[i].msg_len, fd,
-					&from[i], msgs[i].msg_hdr.msg_namelen, path_hint, now);
+			rx_message(d, iov[i].iov_base, msgs[i].msg_len,
+				   gro_size(&msgs[i].msg_hdr), fd, &from[i],
+				   msgs[i].msg_hdr.msg_namelen, path_hint, now);
 		}
 		mpt_daemon_flush_dirty(d, now);
-		if (n < k)
+		if (n < MPT_RX_BATCH)
 			break;
 	}
 }
