@@ -113,10 +113,37 @@ def run_metrics(rundir, meta, constraints):
         row["rtt_p%d" % q] = percentile(rtts, q / 100)
     if "max_rtt_ms" in constraints and rtts:
         row["viol_rtt"] = sum(1 for r in rtts if r > constraints["max_rtt_ms"]) / len(rtts)
+    if "max_rtt_ms" in constraints:
+        v = path_violation_share(rundir, t0, t1, constraints["max_rtt_ms"])
+        if v is not None:
+            row["viol_path"] = v
     if "max_rate_mbit" in constraints and series:
         row["viol_rate"] = sum(1 for _, v in series
                                if sum(v.values()) > constraints["max_rate_mbit"]) / len(series)
     return row
+
+
+def path_violation_share(rundir, t0, t1, max_rtt_ms):
+    """Tunnel runs: the share of bytes the sender put on paths whose smoothed RTT (as
+    the scheduler saw it in that sample) exceeded max_rtt_ms (OLMS's C_r), from
+    `mptund-ctl watch` samples within the flow. None without samples."""
+    from mptund_hook import parse_ctl_sample
+    try:
+        with open(os.path.join(rundir, "ctl.jsonl")) as f:
+            samples = [s for s in map(parse_ctl_sample, f) if s and t0 <= s["t"] <= t1]
+    except OSError:
+        return None
+    bad = tot = 0.0
+    for a, b in zip(samples, samples[1:]):
+        for name, pb in b["paths"].items():
+            pa = a["paths"].get(name)
+            if not pa or pa.get("tx_bytes") is None or pb.get("tx_bytes") is None:
+                continue
+            d = max(0.0, pb["tx_bytes"] - pa["tx_bytes"])
+            tot += d
+            if (pb.get("srtt_ms") or 0) > max_rtt_ms:
+                bad += d
+    return bad / tot if tot else None
 
 
 def check_run(rundir, meta):
@@ -162,7 +189,7 @@ def write_summary(outdir, rows):
 
 def format_table(agg, paths):
     cols = ["tput_%s" % p for p in paths] + ["tput_total", "goodput", "completion_s",
-                                             "rtt_p50", "rtt_p99", "viol_rtt", "viol_rate", "jain"]
+                                             "rtt_p50", "rtt_p99", "viol_rtt", "viol_path", "viol_rate", "jain"]
     cols = [c for c in cols if any(c + "_mean" in g for g in agg)]
     head = "%-16s %-6s %3s " % ("sched", "cc", "n") + " ".join("%15s" % c for c in cols)
     lines = [head]
