@@ -15,30 +15,24 @@
 
 #include <mptund/sched.h>
 
+#include "schedtest.h"
+
 static _Alignas(16) unsigned char priv[MPT_SCHED_PRIV_SIZE];
 
 static const struct mpt_sched_ops *setup(const char **kv, struct mpt_sched_ctx *ctx)
 {
-	const struct mpt_sched_ops *ops = mpt_sched_find("egreedy");
-	char err[128];
+	const struct mpt_sched_ops *ops = schedtest_setup("egreedy", priv, kv, ctx);
 
 	assert_non_null(ops);
-	mpt_sched_prepare(priv, ops);
-	for (; kv && kv[0]; kv += 2)
-		assert_int_equal(mpt_param_parse(mpt_param_find(ops->params, ops->nparams,
-								kv[0]),
-						 priv, kv[1], err, sizeof(err)), 0);
-	ops->init(priv, ctx);
 	return ops;
 }
 
 static double stat(const struct mpt_sched_ops *ops, const char *name, unsigned path)
 {
-	for (size_t i = 0; i < ops->nstats; i++)
-		if (strcmp(ops->stats[i].name, name) == 0)
-			return mpt_stat_read(&ops->stats[i], priv, path);
-	fail_msg("no stat %s", name);
-	return 0;
+	double v = schedtest_stat(ops, priv, name, path);
+
+	assert_false(isnan(v));
+	return v;
 }
 
 /* Three paths with room; srtt 30, 10, 20 ms: path 1 is the greedy choice. */

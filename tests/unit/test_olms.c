@@ -17,32 +17,26 @@
 
 #include <mptund/sched.h>
 
+#include "schedtest.h"
+
 static _Alignas(16) unsigned char priv[MPT_SCHED_PRIV_SIZE];
 
 static const double vstar[4] = { 1.0 / 6, 0, 1, 5.0 / 6 };
 
 static const struct mpt_sched_ops *setup(const char **kv, struct mpt_sched_ctx *ctx)
 {
-	const struct mpt_sched_ops *ops = mpt_sched_find("olms");
-	char err[128];
+	const struct mpt_sched_ops *ops = schedtest_setup("olms", priv, kv, ctx);
 
 	assert_non_null(ops);
-	mpt_sched_prepare(priv, ops);
-	for (; kv && kv[0]; kv += 2)
-		assert_int_equal(mpt_param_parse(mpt_param_find(ops->params, ops->nparams,
-								kv[0]),
-						 priv, kv[1], err, sizeof(err)), 0);
-	ops->init(priv, ctx);
 	return ops;
 }
 
 static double stat(const struct mpt_sched_ops *ops, const char *name, unsigned path)
 {
-	for (size_t i = 0; i < ops->nstats; i++)
-		if (strcmp(ops->stats[i].name, name) == 0)
-			return mpt_stat_read(&ops->stats[i], priv, path);
-	fail_msg("no stat %s", name);
-	return 0;
+	double v = schedtest_stat(ops, priv, name, path);
+
+	assert_false(isnan(v));
+	return v;
 }
 
 /* Application I: cwnd = bandwidth x RTT, so cwnd / srtt is the path's bandwidth. */

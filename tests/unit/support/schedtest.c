@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+/* Helpers for scheduler unit tests; see schedtest.h. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "schedtest.h"
+
+const struct mpt_sched_ops *schedtest_setup(const char *name, void *priv, const char **kv,
+					    const struct mpt_sched_ctx *ctx)
+{
+	const struct mpt_sched_ops *ops = mpt_sched_find(name);
+	char err[160];
+
+	if (!ops) {
+		fprintf(stderr, "schedtest: no scheduler '%s'\n", name);
+		return NULL;
+	}
+	mpt_sched_prepare(priv, ops);
+	for (; kv && kv[0]; kv += 2) {
+		const struct mpt_param *p = mpt_param_find(ops->params, ops->nparams, kv[0]);
+
+		if (!p) {
+			fprintf(stderr, "schedtest: %s has no tunable '%s'\n", name, kv[0]);
+			return NULL;
+		}
+		if (mpt_param_parse(p, priv, kv[1], err, sizeof(err)) < 0) {
+			fprintf(stderr, "schedtest: %s\n", err);
+			return NULL;
+		}
+	}
+	ops->init(priv, ctx);
+	return ops;
+}
+
+double schedtest_stat(const struct mpt_sched_ops *ops, const void *priv, const char *name,
+		      unsigned path)
+{
+	for (size_t i = 0; i < ops->nstats; i++)
+		if (strcmp(ops->stats[i].name, name) == 0)
+			return mpt_stat_read(&ops->stats[i], priv, path);
+	fprintf(stderr, "schedtest: %s has no statistic '%s'\n", ops->name, name);
+	return NAN;
+}
