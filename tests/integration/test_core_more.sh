@@ -22,10 +22,13 @@ write_ue_conf "$TMP/ue.conf" ue "10.99.0.2/24" rr fixed \
 	"Name = p1|Device = ue1|Endpoint = 10.1.1.1:5555" \
 	"Name = p3|Device = ue3|Endpoint = [fd01:3::1]:5555"
 chmod 644 "$TMP/ue.conf"	# readable after the drop (reload re-reads it)
-# a stand-in for systemd's notify socket: records what the UE daemon says
+# a stand-in for systemd's notify socket: records what the UE daemon says (after it
+# dropped to nobody, like systemd's own socket it must be writable by everyone)
+NOTIFY_DIR=$(mktemp -d /tmp/mptund-notify.XXXXXX); chmod 755 "$NOTIFY_DIR"
 /usr/bin/python3 -c '
-import socket, sys, time
+import os, socket, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1]); s.settimeout(0.5)
+os.chmod(sys.argv[1], 0o777)
 end = time.time() + 40
 with open(sys.argv[2], "w") as f:
     while time.time() < end:
@@ -33,11 +36,11 @@ with open(sys.argv[2], "w") as f:
             f.write(s.recv(4096).decode() + "\n---\n"); f.flush()
         except socket.timeout:
             pass
-' "$TMP/notify.sock" "$TMP/notify.log" &
+' "$NOTIFY_DIR/notify.sock" "$TMP/notify.log" &
 PIDS+=($!)
 sleep 0.3
 start_daemon $NS_AN "$TMP/anchor.conf" anchor >/dev/null
-UE_PID=$(NOTIFY_SOCKET=$TMP/notify.sock start_daemon $NS_UE "$TMP/ue.conf" ue)
+UE_PID=$(NOTIFY_SOCKET=$NOTIFY_DIR/notify.sock start_daemon $NS_UE "$TMP/ue.conf" ue)
 ip netns exec $NS_SRV iperf3 -s -D -I "$TMP/iperf.pid" >/dev/null 2>&1
 sleep 0.3
 PIDS+=("$(cat "$TMP/iperf.pid")")
@@ -98,4 +101,5 @@ start_daemon $NS_UE "$TMP/ue-dead1.conf" ue-dead1 >/dev/null
 check "with its first path dead the tunnel comes up on the second" wait_ping $NS_UE 10.2.0.2 5
 check "... and reports the first path not up" bash -c \
 	"$MPTCTL -s $TMP/ue.sock stats | grep -Eq 'session.0.path.0.state +(probing|down)'"
+rm -rf "$NOTIFY_DIR"
 finish
