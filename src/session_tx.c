@@ -288,23 +288,33 @@ void mpt_session_send_probe(struct mpt_session *s, struct mpt_path *p, uint64_t 
 		p->st.ptos++;
 }
 
+/*
+ * Hand queued packets to paths. The views are built once per call: while packets
+ * move only the chosen path's in-flight changes (nothing is sent or acked here), so
+ * the loop updates that field and the queue length instead of rebuilding them.
+ */
 static void schedule(struct mpt_session *s, uint64_t now)
 {
 	const struct mpt_sched_ops *ops = s->sched;
 	struct mpt_daemon *d = s->d;
 	struct mpt_sched_ctx ctx;
+	uint32_t usable = 0;
 
+	if (!s->squeue.head)
+		return;
+	mpt_session_sched_ctx(s, &ctx, now);
+	for (unsigned i = 0; i < s->npaths; i++)
+		usable |= (uint32_t)s->views[i].up << i;
 	while (s->squeue.head) {
 		struct mpt_pkt *pkt;
-		uint32_t mask, usable = 0;
+		uint32_t mask;
 
-		mpt_session_sched_ctx(s, &ctx, now);
+		ctx.queue_pkts = s->squeue.pkts;
+		ctx.queue_bytes = s->squeue.bytes;
 		if (ops->tick && now >= s->next_tick_ns) {
 			ops->tick(s->sched_priv, &ctx);
 			s->next_tick_ns = now + ops->tick_ns;
 		}
-		for (unsigned i = 0; i < s->npaths; i++)
-			usable |= (uint32_t)s->views[i].up << i;
 		mask = ops->pick(s->sched_priv, &ctx, &s->squeue.head->meta) & usable;
 		if (!mask) {
 			s->st.holds++;
@@ -327,6 +337,7 @@ static void schedule(struct mpt_session *s, uint64_t now)
 				s->st.copies++;
 			}
 			s->st.picks[i]++;
+			s->views[i].in_flight += copy->len;
 			mpt_pktq_push(&s->paths[i].txq, copy);
 		}
 	}

@@ -42,3 +42,21 @@ double schedtest_stat(const struct mpt_sched_ops *ops, const void *priv, const c
 	fprintf(stderr, "schedtest: %s has no statistic '%s'\n", ops->name, name);
 	return NAN;
 }
+
+int schedtest_send_one(const struct mpt_sched_ops *ops, void *priv,
+		       struct mpt_sched_ctx *ctx, struct mpt_path_view *paths, uint32_t len)
+{
+	struct mpt_pkt_meta pkt = { .len = len };
+	uint32_t mask = ops->pick(priv, ctx, &pkt);
+	int p;
+
+	if (!mask)
+		return -1;
+	if (__builtin_popcount(mask) != 1)
+		return -2;
+	p = __builtin_ctz(mask);
+	if ((unsigned)p >= ctx->npaths)
+		return -2;
+	paths[p].in_flight += len;
+	return p;
+}

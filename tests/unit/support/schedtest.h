@@ -16,4 +16,12 @@ const struct mpt_sched_ops *schedtest_setup(const char *name, void *priv, const 
 double schedtest_stat(const struct mpt_sched_ops *ops, const void *priv, const char *name,
 		      unsigned path);
 
+/*
+ * Ask ops for one packet of len bytes and account it in flight on the chosen path
+ * (paths is ctx->paths, writable). Returns the path, -1 when the packet is held, -2
+ * when the answer is not exactly one path of the context.
+ */
+int schedtest_send_one(const struct mpt_sched_ops *ops, void *priv,
+		       struct mpt_sched_ctx *ctx, struct mpt_path_view *paths, uint32_t len);
+
 #endif
