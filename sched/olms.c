@@ -13,7 +13,9 @@
  *   one uniform u, path i is in the set iff [cum_{i-1}, cum_i) holds one of
  *   u, u+1, ..., u+L-1; P(i in set) = v_i exactly, |set| = L), then the path of the
  *   set with the highest v_i that has room (III-B; or, tunable, a uniformly random one
- *   of the set as in V and VI-B). No member with room: hold.
+ *   of the set as in V and VI-B). No member with room: hold. Ties in v (several
+ *   members capped at 1) go to the better sample of the utility, b^ (maxrtt) or the
+ *   lower r^ (bwcap): the member the LP filled first, not the lowest index.
  * On each ACK of path i (Algorithm 1 lines 12-18, section V): measure
  *   b = cwnd / srtt and r = srtt, both normalised by the scales (VI-B: 100 Mbit/s,
  *   100 ms) and clipped to [0, 1]; run Algorithm 2's MONITOR on each; then one
@@ -66,6 +68,7 @@ struct olms {
 	bool feasible;
 	bool have_spare;
 	double spare;			/* second normal of the polar method */
+	double key[MPT_MAX_PATHS];	/* sampled utility, breaks ties in v: b^ or -r^ */
 
 	/* stats */
 	double v[MPT_MAX_PATHS];
@@ -202,7 +205,7 @@ static void olms_init(void *priv, const struct mpt_sched_ctx *ctx)
 		olms_post_prepare(&o->bw[i]);
 		olms_post_prepare(&o->rtt[i]);
 		o->bw_mean[i] = o->rtt_mean[i] = 0.5;
-		o->v[i] = 0;
+		o->v[i] = o->key[i] = 0;
 	}
 	o->cycle_left = 0;
 	o->solved_mask = 0;
@@ -239,8 +242,10 @@ static void olms_solve(struct olms *o, const struct mpt_sched_ctx *ctx, uint32_t
 		err = mpt_olms_lp_bwcap(k, b, r, o->c_b_mbit / o->bw_scale_mbit, l, v, &opt);
 	o->feasible = err == 0;
 	if (o->feasible)
-		for (unsigned j = 0; j < k; j++)
+		for (unsigned j = 0; j < k; j++) {
 			o->v[idx[j]] = v[j];
+			o->key[idx[j]] = o->app == OLMS_MAXRTT ? b[j] : -r[j];
+		}
 	o->solved_mask = up;
 	o->lp_solves++;
 }
@@ -319,7 +324,8 @@ static uint32_t olms_pick(void *priv, const struct mpt_sched_ctx *ctx,
 		for (uint32_t m = set; m; m &= m - 1) {
 			int i = __builtin_ctz(m);
 
-			if (best < 0 || o->v[i] > o->v[best])
+			if (best < 0 || o->v[i] > o->v[best] ||
+			    (o->v[i] == o->v[best] && o->key[i] > o->key[best]))
 				best = i;
 		}
 	}
