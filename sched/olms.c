@@ -26,7 +26,9 @@
  *   consecutive, section V); more than h in a row reset that series' S and N.
  *   (Algorithm 2 prints mu = (S+1)/N; we use the mean of the very Beta whose sigma
  *   the same line gives.)
- * Violation (eq. 3, 7, 11): G(p_t) > 0 measured on the picked path's current view.
+ * Violation stats (eq. 3, 7, 11) are taken on measurements: G(p_t) from the picked
+ * path's srtt (maxrtt) or cwnd/srtt (bwcap) at send time, not from the path's true
+ * mean, which the paper's Vio(T) uses and the scheduler cannot know.
  */
 #include <math.h>
 
@@ -425,10 +427,12 @@ static const struct mpt_stat olms_stats[] = {
 	  .help = "Thompson samples + LP solutions" },
 	{ .name = "violations", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct olms, violations),
-	  .help = "decisions with G(p_t) > 0 on the picked path (eq. 3, 7, 11)" },
+	  .help = "packets sent while the picked path's measured srtt (maxrtt) or "
+		  "cwnd/srtt (bwcap), normalised, exceeded the threshold: G(p_t) > 0 of eq. 7, "
+		  "11 on the measurement at send time, not on the true mean of eq. 3" },
 	{ .name = "violation_sum", .type = MPT_STAT_DOUBLE, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct olms, violation_sum),
-	  .help = "sum of G(p_t)+, normalised units (eq. 3)" },
+	  .help = "sum of those measured G(p_t)+, normalised units (eq. 3 on measurements)" },
 	{ .name = "infeasible", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct olms, infeasible),
 	  .help = "decisions that fell back to minRTT: LP infeasible (III-B)" },

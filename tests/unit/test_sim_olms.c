@@ -18,7 +18,9 @@
  * only depends on the order of b (it fills the paths by decreasing b up to
  * min(1, C_r / r_i)), and the order is kept. A greedy source matters: on an
  * app-limited path cwnd / srtt measures what OLMS itself sends there, not what the
- * path could carry.
+ * path could carry. Application I picks uniformly from the rounded set (VI-B), so
+ * the violation count grows linearly here (see the test); choice = highest, with
+ * sublinear violation, is in test_sim_olms_vio.c.
  *
  * egreedy explores at rate epsilon; exp3 moves flows only on losses, with backoff.
  */
@@ -111,11 +113,12 @@ static double dist(const struct olms_half *h, const double *v)
 	return d;
 }
 
-static void test_olms_app1_converges(void **state)
+/* choice = random, the paper's own Application I set-up (VI-B) */
+static void test_olms_app1_random_converges(void **state)
 {
 	struct sim_session_cfg cfg = { .npaths = K, .sched = "olms", .seed = 1 };
 	double b[K], r[K], r_sim[K], v_star[K], v_sim[K], opt, c_r, l, bw_scale, rtt_scale;
-	double opt_viol = 0;
+	double opt_viol = 0, true_viol = 0, true_opt = 0;
 	struct olms_half t0, t1, t2, h1, h2;
 	struct sim_session *s;
 	const uint64_t T = 20 * SEC;
@@ -161,8 +164,8 @@ static void test_olms_app1_converges(void **state)
 		if (r_sim[i] > c_r)
 			opt_viol += v_star[i] / l;
 	}
-	print_message("olms: |in set - v*|_1 %.3f -> %.3f; violations %.0f -> %.0f "
-		      "(%.3f -> %.3f per decision; v* itself: %.3f); monitor resets %.0f\n",
+	print_message("olms: |in set - v*|_1 %.3f -> %.3f; measured violations %.0f -> "
+		      "%.0f (%.3f -> %.3f per decision; v* itself: %.3f); monitor resets %.0f\n",
 		      dist(&h1, v_star), dist(&h2, v_star), h1.violations, h2.violations,
 		      h1.violations / h1.decisions, h2.violations / h2.decisions, opt_viol,
 		      sched_stat(s, "monitor_resets", 0));
@@ -178,9 +181,24 @@ static void test_olms_app1_converges(void **state)
 	for (unsigned i = 0; i < K; i++)
 		assert_true(fabs(h2.in_set[i] / h2.calls - v_star[i]) <=
 			    fabs(v_sim[i] - v_star[i]) + 0.15);
-	/* Violations (eq. 3, 7) are step-wise: v* itself sends v*_3 / L of the packets on
-	 * p3 (r = 0.6 > C_r) and, on the sim, p2's RTT is above C_r too, so the count
-	 * grows linearly; what must hold is that OLMS violates no more than v* would. */
+	/*
+	 * Violations (eq. 3, 7) grow linearly under this rule, by design of the rule: a
+	 * uniform pick from the set sends v*_3 / L = 0.42 of the packets on p3 (r = 0.6 >
+	 * C_r) even with v* known, and with a greedy source the packets follow the room on
+	 * the paths anyway. Sublinear growth needs choice = highest (test_sim_olms_vio.c).
+	 * What must hold is that OLMS violates no more than v* would: on the true means
+	 * (packets on paths with r > C_r, from picks) against sum v*_i / L over those
+	 * paths, and on olms's own count from measured srtt (on the sim p2's RTT is above
+	 * C_r too) against the same sum over the paths whose sim RTT exceeds C_r.
+	 */
+	for (unsigned i = 0; i < K; i++)
+		if (r[i] > c_r) {
+			true_viol += h2.picks[i];
+			true_opt += v_star[i] / l;
+		}
+	print_message("olms random: packets on paths with r > C_r %.3f of decisions "
+		      "(v* itself: %.3f)\n", true_viol / h2.decisions, true_opt);
+	assert_true(true_viol / h2.decisions <= true_opt);
 	assert_true(h2.violations / h2.decisions <= opt_viol);
 	sim_session_free(s);
 }
@@ -271,7 +289,7 @@ static void test_exp3_moves_on_losses_with_backoff(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_olms_app1_converges),
+		cmocka_unit_test(test_olms_app1_random_converges),
 		cmocka_unit_test(test_egreedy_explores_at_epsilon),
 		cmocka_unit_test(test_exp3_moves_on_losses_with_backoff),
 	};
