@@ -176,6 +176,19 @@ def one_run(sc, run, rundir, builddir, log):
     return meta
 
 
+def apply_overrides(sc, duration, size_mb):
+    """--duration / --size-mb: a greedy flow runs `duration` seconds; a transfer is
+    given at most `duration` seconds and, with size_mb, a smaller size."""
+    fl = sc["flow"]
+    if duration:
+        fl["timeout_s" if fl["type"] == "transfer" else "duration_s"] = duration
+    if size_mb:
+        if fl["type"] != "transfer":
+            raise scn.ScenarioError("%s: --size-mb '%g': the flow is not a transfer"
+                                    % (sc["name"], size_mb))
+        fl["size_mb"] = size_mb
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("scenarios", nargs="+")
@@ -184,7 +197,11 @@ def main():
     ap.add_argument("--sched", action="append", help="only these schedulers (repeatable)")
     ap.add_argument("--cc", action="append", help="only these CCs (repeatable)")
     ap.add_argument("--reps", type=int, help="override repetitions")
-    ap.add_argument("--duration", type=float, help="override flow.duration_s")
+    ap.add_argument("--duration", type=float, metavar="S",
+                    help="greedy flows: override flow.duration_s; transfers: override "
+                    "flow.timeout_s (the transfer is cut there and reported as 'timeout')")
+    ap.add_argument("--size-mb", type=float, metavar="MB",
+                    help="transfers: override flow.size_mb")
     ap.add_argument("--no-plots", action="store_true")
     a = ap.parse_args()
     if os.geteuid() != 0:
@@ -194,10 +211,9 @@ def main():
     for path in a.scenarios:
         try:
             sc = scn.load(path)
+            apply_overrides(sc, a.duration, a.size_mb)
         except (scn.ScenarioError, OSError) as e:
             sys.exit("run.py: %s" % e)
-        if a.duration:
-            sc["flow"]["duration_s"] = a.duration
         runs = scn.runs(sc, a.sched, a.cc, a.reps)
         outdir = os.path.join(a.out, "%s-%s" % (sc["name"], time.strftime("%Y%m%d-%H%M%S")))
         os.makedirs(os.path.join(outdir, "runs"), exist_ok=True)
