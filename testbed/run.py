@@ -287,7 +287,11 @@ def report(a, sc, outdir, rows):
     paths = [p["name"] for p in sc["topology"]["paths"]]
     agg = results.write_summary(outdir, rows)
     table = results.format_table(agg, paths)
-    method = rows[0].get("method") if rows else "?"
+    left_out = ["%s: %s %s" % (r["run"], r["status"], r.get("error", ""))
+                for r in rows if r["status"] != "ok"]
+    if left_out:     # the table aggregates completed runs only: say which are missing
+        table += "\nnot in the table:\n  " + "\n  ".join(left_out)
+    method = next((r["method"] for r in rows if r.get("method")), "?")
     with open(os.path.join(outdir, "summary.txt"), "w") as f:
         f.write("scenario %s, delay method %s\n%s\n" % (sc["name"], method, table))
     print("scenario %s, delay method %s, results in %s\n%s" % (sc["name"], method,
@@ -347,7 +351,7 @@ def main():
                             if meta["status"] == "ok" else
                             {"run": run["id"], "sched": run["sched"], "cc": run["cc"],
                              "rep": run["rep"], "method": meta.get("method"),
-                             "status": meta["status"]})
+                             "status": meta["status"], "error": meta.get("error", "")})
                 if meta["status"] not in ("ok", "skipped"):
                     rc = 1
                     sys.stderr.write("\n  %s: %s %s\n" % (run["id"], meta["status"],
