@@ -3,7 +3,8 @@
 
 Contract used by run.py:
 
-  h = start_mptund(topo, sched, sc, rundir, builddir, seed)   # may raise TunnelUnavailable
+  h = start_mptund(topo, sched, sc, rundir, builddir, seed[, run=MptundRun()])
+                     # may raise TunnelUnavailable; a given run holds what was started
   h.ue_addr          tunnel address of UE 1 (iperf3 binds to it)
   h.ctl_file         JSON lines written by `mptund-ctl watch` (parsed by parse_ctl_sample)
   h.stop()           stops watchers and daemons, returns {"ue": rc, "anchor": rc}
@@ -14,7 +15,7 @@ import os
 import subprocess
 import time
 
-from topo import PREFIX, path_addr, tunnel_addr
+from topo import PREFIX, path_addr, tunnel_addr, reap, CmdTimeout
 
 SERVER_NET = "10.100.0.0/24"
 
@@ -29,9 +30,9 @@ class TunnelUnavailable(RuntimeError):
 def keypair(exe):
     """X25519 key pair (base64), from `mptund genkey` / `mptund pubkey`."""
     priv = subprocess.run([exe, "genkey"], capture_output=True, check=True,
-                          text=True).stdout.strip()
+                          text=True, timeout=10).stdout.strip()
     pub = subprocess.run([exe, "pubkey"], input=priv + "\n", capture_output=True,
-                         check=True, text=True).stdout.strip()
+                         check=True, text=True, timeout=10).stdout.strip()
     return priv, pub
 
 
@@ -87,17 +88,19 @@ class MptundRun:
         self.procs = []          # (name, Popen, logfile)
         self.ue_addr = tunnel_addr(1)
         self.ctl_file = None
+        self.stopped = []
 
     def stop(self):
+        """SIGTERM, SIGKILL after topo.REAP_S; {name: return code (None: still there)}.
+        self.stopped lists what was running."""
         rcs = {}
+        self.stopped = []
         for name, proc, log in reversed(self.procs):
             if proc.poll() is None:
+                self.stopped.append("%s %s (pid %d)" % ("mptund-ctl watch" if name == "ctl"
+                                                        else "mptund", name, proc.pid))
                 proc.terminate()
-                try:
-                    proc.wait(timeout=3)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+                reap(proc)
             rcs[name] = proc.returncode
             if log:
                 log.close()
@@ -105,21 +108,29 @@ class MptundRun:
         return rcs
 
 
-def _wait_tun(host, timeout):
+def _wait_tun(topo, host, timeout):
     end = time.time() + timeout
     while time.time() < end:
-        if "mpt0" in host.cmd("ip -o link show mpt0 2>/dev/null"):
-            return True
+        try:
+            if "mpt0" in topo.cmd(host, "ip -o link show mpt0 2>/dev/null",
+                                  max(0.1, end - time.time())):
+                return True
+        except CmdTimeout:
+            return False
         time.sleep(0.1)
     return False
 
 
-def _wait_paths_up(host, ctl, sock, npaths, timeout):
+def _wait_paths_up(topo, host, ctl, sock, npaths, timeout):
     """Until the session is established and every path is up (or timeout)."""
     import json
     end = time.time() + timeout
     while time.time() < end:
-        out = host.cmd("%s -s %s --json stats 2>/dev/null" % (ctl, sock))
+        try:
+            out = topo.cmd(host, "%s -s %s --json stats 2>/dev/null" % (ctl, sock),
+                           max(0.1, end - time.time()))
+        except CmdTimeout:
+            return False
         try:
             sess = json.loads(out)["session"][0]
             up = [p for p in sess.get("path", []) if p.get("state") == "up"]
@@ -131,12 +142,12 @@ def _wait_paths_up(host, ctl, sock, npaths, timeout):
     return False
 
 
-def start_mptund(topo, sched, sc, rundir, builddir, seed):
+def start_mptund(topo, sched, sc, rundir, builddir, seed, run=None):
     exe = os.path.join(builddir, "mptund")
     ctl = os.path.join(builddir, "mptund-ctl")
     if not (os.access(exe, os.X_OK) and os.access(ctl, os.X_OK)):
         raise TunnelUnavailable("mptund or mptund-ctl not built in %s" % builddir)
-    run = MptundRun()
+    run = run or MptundRun()
     try:
         a_priv, a_pub = keypair(exe)
         ues = [keypair(exe) for _ in topo.ues]
@@ -158,14 +169,14 @@ def start_mptund(topo, sched, sc, rundir, builddir, seed):
                 raise TunnelUnavailable("mptund (%s) exited with %s at start, see %s"
                                         % (name, proc.returncode, log.name))
         for k, ue in enumerate(topo.ues, 1):
-            if not _wait_tun(ue, 5):
+            if not _wait_tun(topo, ue, 5):
                 raise TunnelUnavailable("mptund (ue%d) did not create mpt0 within 5 s" % k)
         ue_sock = "/tmp/%sue1-%d.sock" % (PREFIX, os.getpid())
         an_sock = "/tmp/%sanchor-%d.sock" % (PREFIX, os.getpid())
         npaths = len(sc["topology"]["paths"])
         for k, ue in enumerate(topo.ues, 1):
             sock = "/tmp/%sue%d-%d.sock" % (PREFIX, k, os.getpid())
-            if not _wait_paths_up(ue, ctl, sock, npaths, 10):
+            if not _wait_paths_up(topo, ue, ctl, sock, npaths, 10):
                 raise TunnelUnavailable("mptund (ue%d): session or paths not up within "
                                         "10 s, see mptund-ue%d.log" % (k, k))
         # Observe the sender of UE 1's flow (the anchor for a downlink, session 0 is
@@ -178,7 +189,7 @@ def start_mptund(topo, sched, sc, rundir, builddir, seed):
                            "--json"], stdout=out, stderr=subprocess.DEVNULL)
         run.procs.append(("ctl", proc, out))
         return run
-    except Exception:
+    except BaseException:     # also an interruption (SIGTERM, Ctrl-C) during start
         run.stop()
         raise
 

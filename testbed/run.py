@@ -4,8 +4,10 @@
 For each run (scheduler x end-to-end CC x repetition) it builds the topology, sets up
 the transport (plain TCP on one path, kernel MPTCP over all paths, or mptund), runs the
 flow, samples the UE's per-path counters and the server's `ss -ti` every 100 ms,
-applies the paths' schedules, tears everything down (also on Ctrl-C or an exception),
-and writes one directory per batch:
+applies the paths' schedules, tears everything down (also on Ctrl-C, SIGTERM or an
+exception: mptund, iperf3, samplers, delaybridges, every other process left in the
+hosts, the Mininet hosts and links; it prints what it stopped), and writes one
+directory per batch:
 
   results/NAME-YYYYmmdd-HHMMSS/  scenario.json  summary.csv  summary.json  *.png
     runs/ID/  meta.json (incl. delaybridge counters) iperf[K].json samples-ue[K].jsonl
@@ -15,8 +17,13 @@ and writes one directory per batch:
 Run kinds: "single:PATH" = TCP bound to the UE's address on PATH, no tunnel;
 "mptcp" = kernel MPTCP (IPPROTO_MPTCP, a subflow endpoint per path); anything else is
 an mptund scheduler name (see mptund_hook.start_mptund).
+
+Every wait is bounded: a flow gets flow_limit() (from the scenario's duration or a
+transfer's timeout_s), each command in a host's shell topo.CMD_TIMEOUT_S, each process
+we stop topo.REAP_S; what did not finish is named in meta.json's "error".
 """
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -28,20 +35,54 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenario as scn                      # noqa: E402
 import results                              # noqa: E402
-from topo import Topology, path_addr, SERVER_ADDR, HERE   # noqa: E402
-from mptund_hook import start_mptund, TunnelUnavailable   # noqa: E402
+from topo import Topology, path_addr, SERVER_ADDR, HERE, reap, proc_name, \
+    CMD_TIMEOUT_S  # noqa: E402
+from mptund_hook import start_mptund, MptundRun, TunnelUnavailable   # noqa: E402
 
 PY = "/usr/bin/python3"
 IPERF_PORT = 5201
 BULK_PORT = 5301
 
 
-class Interrupted(Exception):
-    pass
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM or SIGINT: the Ctrl-C path, so every run's finally block tears down."""
 
 
-def _sigterm(*_):
-    raise Interrupted()
+class Signals:
+    """SIGTERM and SIGINT raise Interrupted. Inside deferred() (a tear-down) a signal is
+    only recorded and raised when the block ends, so a second signal (an impatient
+    user, `timeout`, a CI runner) cannot cut the tear-down short."""
+
+    def __init__(self):
+        self.depth, self.pending = 0, None
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, self._handler)
+
+    def _handler(self, signum, _frame):
+        if self.depth:
+            self.pending = signum
+            return
+        raise Interrupted(signal.Signals(signum).name)
+
+    @contextlib.contextmanager
+    def deferred(self):
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+            if not self.depth and self.pending:
+                sig, self.pending = self.pending, None
+                raise Interrupted(signal.Signals(sig).name)
+
+
+def flow_limit(fl):
+    """Seconds a flow may take: a transfer its timeout_s; a greedy flow its duration
+    plus the connection set-up and iperf3's closing exchange (at least 10 s, and half
+    the duration for long runs)."""
+    if fl["type"] == "transfer":
+        return fl["timeout_s"]
+    return fl["duration_s"] + max(10.0, 0.5 * fl["duration_s"])
 
 
 def setup_mptcp(topo):
@@ -66,9 +107,12 @@ def schedule_thread(topo, duration, t_start, stop_ev, log):
         for t, p, ch in events:
             if stop_ev.wait(max(0.0, t_start + t - time.time())):
                 return
-            topo.apply_change(p, ch)
-            log.append({"t": time.time(), "path": p, "change": ch})
-    th = threading.Thread(target=loop, daemon=True)
+            try:
+                topo.apply_change(p, ch)
+                log.append({"t": time.time(), "path": p, "change": ch})
+            except Exception as e:      # a failed step is recorded, the schedule goes on
+                log.append({"t": time.time(), "path": p, "change": ch, "error": str(e)})
+    th = threading.Thread(target=loop, name="schedule", daemon=True)
     th.start()
     return th
 
@@ -90,13 +134,37 @@ def flow_cmd(kind, sc, run, bind, port):
     return cmd + (["-R"] if fl["direction"] == "down" else [])
 
 
-def one_run(sc, run, rundir, builddir, log):
+def wait_clients(clients, limit, deadline, meta, rundir, what):
+    """Collect the flow clients' output; one not done by the deadline is killed and the
+    run marked "timeout" with an error naming it."""
+    for k, cl in enumerate(clients, 1):
+        try:
+            out, err = cl.communicate(timeout=max(0.1, deadline - time.time()))
+        except subprocess.TimeoutExpired:
+            cl.kill()
+            try:
+                out, err = cl.communicate(timeout=CMD_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                out, err = "", ""
+            if meta["status"] == "ok":
+                meta["status"] = "timeout"
+                meta["error"] = "ue%d: %s (pid %d) did not finish within %.0f s, killed" % (
+                    k, what, cl.pid, limit)
+        with open(os.path.join(rundir, "iperf%s.json" % ("" if k == 1 else k)), "w") as f:
+            f.write(out or "")
+        if cl.returncode != 0 and meta["status"] == "ok":
+            meta["status"] = "flow-failed"
+            meta["error"] = "ue%d: %s" % (k, (err or out or "exit %s" % cl.returncode)[-500:])
+
+
+def one_run(sc, run, rundir, builddir, log, signals):
     kind = scn.kind(run["sched"])
     names = [p["name"] for p in sc["topology"]["paths"]]
     topo = Topology(sc["topology"], builddir, seed=run["seed"], log=log)
     meta = dict(run, kind=kind, direction=sc["flow"]["direction"],
                 flow_type=sc["flow"]["type"], status="ok", flow_start=0, flow_end=0)
-    samplers, tun, sched_log, stop_ev = [], None, [], threading.Event()
+    samplers, tun, sched_log, stop_ev = [], MptundRun(), [], threading.Event()
+    sched_th, errors = None, []
     try:
         topo.start()
         meta["method"] = topo.method
@@ -109,7 +177,7 @@ def one_run(sc, run, rundir, builddir, log):
         elif kind == "mptcp":
             setup_mptcp(topo)
         else:
-            tun = start_mptund(topo, run["sched"], sc, rundir, builddir, run["seed"])
+            start_mptund(topo, run["sched"], sc, rundir, builddir, run["seed"], run=tun)
             bind = tun.ue_addr
         port = BULK_PORT if kind == "mptcp" else IPERF_PORT
         for k in range(len(topo.ues)):     # one server per UE, ports port+k
@@ -125,14 +193,15 @@ def one_run(sc, run, rundir, builddir, log):
         for host, name, extra in sampled + [
                 (topo.server, "samples-server.jsonl", ["--ss", "( %s )" % ports])]:
             pr = host.popen([PY, os.path.join(HERE, "sampler.py"), "--out",
-                             os.path.join(rundir, name), "--interval", "0.1"] + extra)
+                             os.path.join(rundir, name), "--interval", "0.1"] + extra,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             samplers.append(pr)
             topo.procs.append(pr)
         time.sleep(0.5)
         fl = sc["flow"]
-        limit = fl["duration_s"] + 30 if fl["type"] == "greedy" else fl["timeout_s"]
+        limit = flow_limit(fl)
         meta["flow_start"] = time.time()
-        schedule_thread(topo, limit, meta["flow_start"], stop_ev, sched_log)
+        sched_th = schedule_thread(topo, limit, meta["flow_start"], stop_ev, sched_log)
         clients = []
         for k, ue in enumerate(topo.ues, 1):
             b = bind.replace(".11", ".%d" % (10 + k)) if bind and k > 1 else bind
@@ -140,40 +209,96 @@ def one_run(sc, run, rundir, builddir, log):
                           stderr=subprocess.PIPE, text=True)
             topo.procs.append(cl)
             clients.append(cl)
-        deadline = time.time() + limit
-        for k, cl in enumerate(clients, 1):
-            try:
-                out, err = cl.communicate(timeout=max(1, deadline - time.time()))
-            except subprocess.TimeoutExpired:
-                cl.kill()
-                out, err = cl.communicate()
-                meta["status"] = "timeout"
-            with open(os.path.join(rundir, "iperf%s.json" % ("" if k == 1 else k)), "w") as f:
-                f.write(out)
-            if cl.returncode != 0 and meta["status"] == "ok":
-                meta["status"] = "flow-failed"
-                meta["error"] = "ue%d: %s" % (k, (err or out)[-500:])
+        wait_clients(clients, limit, meta["flow_start"] + limit, meta, rundir,
+                     "bulk.py client" if kind == "mptcp" else "iperf3 client")
         meta["flow_end"] = time.time()
         time.sleep(0.3)
     except TunnelUnavailable as e:
         meta["status"] = "skipped"
         meta["error"] = str(e)
+    except KeyboardInterrupt as e:
+        meta["status"] = "interrupted"
+        meta["error"] = str(e) or "SIGINT"
+        raise
+    except Exception as e:      # the batch goes on; the run's error names the cause
+        meta["status"] = "error"
+        meta["error"] = "%s: %s" % (type(e).__name__, e)
     finally:
-        stop_ev.set()
-        for pr in samplers:
-            if pr.poll() is None:
-                pr.terminate()
-                try:
-                    pr.wait(timeout=2)
-                except subprocess.TimeoutExpired:
-                    pr.kill()
-        if tun is not None:
-            meta["mptund_rc"] = tun.stop()
-        meta["bridges"] = topo.stop()
-        meta["schedule_applied"] = sched_log
-        with open(os.path.join(rundir, "meta.json"), "w") as f:
-            json.dump(meta, f, indent=1)
+        with signals.deferred():
+            meta["cleaned"] = teardown(topo, tun, samplers, stop_ev, sched_th, meta, errors)
+            meta["schedule_applied"] = sched_log
+            if errors:
+                meta["teardown_errors"] = errors
+            with open(os.path.join(rundir, "meta.json"), "w") as f:
+                json.dump(meta, f, indent=1)
+            if meta["status"] == "interrupted":
+                sys.stderr.write("\n%s: interrupted (%s); stopped:\n  %s\n" % (
+                    run["id"], meta["error"], "\n  ".join(meta["cleaned"]) or "nothing"))
+            for e in errors:
+                sys.stderr.write("\n%s: tear-down: %s\n" % (run["id"], e))
     return meta
+
+
+def teardown(topo, tun, samplers, stop_ev, sched_th, meta, errors):
+    """Stop everything one_run started, in order, each step bounded and independent of
+    the others' failures; returns what was found running."""
+    cleaned = []
+    stop_ev.set()
+    if sched_th is not None:
+        sched_th.join(timeout=2 * CMD_TIMEOUT_S)
+        if sched_th.is_alive():
+            errors.append("schedule thread still applying a change after %g s"
+                          % (2 * CMD_TIMEOUT_S))
+    for pr in samplers:
+        if pr.poll() is None:
+            cleaned.append("%s (pid %d)" % (proc_name(pr), pr.pid))
+            pr.terminate()
+            if reap(pr) is None:
+                errors.append("%s (pid %d) survived SIGKILL" % (proc_name(pr), pr.pid))
+    try:
+        meta["mptund_rc"] = tun.stop()
+        cleaned += tun.stopped
+        errors += ["%s did not exit" % n for n, rc in meta["mptund_rc"].items() if rc is None]
+    except Exception as e:
+        errors.append("mptund stop: %s" % e)
+    try:
+        meta["bridges"] = topo.stop()
+        cleaned += topo.cleaned
+    except Exception as e:
+        errors.append("topology stop: %s" % e)
+    return cleaned
+
+
+def apply_overrides(sc, duration, size_mb):
+    """--duration / --size-mb: a greedy flow runs `duration` seconds; a transfer is
+    given at most `duration` seconds and, with size_mb, a smaller size."""
+    fl = sc["flow"]
+    if duration:
+        fl["timeout_s" if fl["type"] == "transfer" else "duration_s"] = duration
+    if size_mb:
+        if fl["type"] != "transfer":
+            raise scn.ScenarioError("%s: --size-mb '%g': the flow is not a transfer"
+                                    % (sc["name"], size_mb))
+        fl["size_mb"] = size_mb
+
+
+def report(a, sc, outdir, rows):
+    """summary.csv/json/txt, the table on stdout, the plots."""
+    paths = [p["name"] for p in sc["topology"]["paths"]]
+    agg = results.write_summary(outdir, rows)
+    table = results.format_table(agg, paths)
+    left_out = ["%s: %s %s" % (r["run"], r["status"], r.get("error", ""))
+                for r in rows if r["status"] != "ok"]
+    if left_out:     # the table aggregates completed runs only: say which are missing
+        table += "\nnot in the table:\n  " + "\n  ".join(left_out)
+    method = next((r["method"] for r in rows if r.get("method")), "?")
+    with open(os.path.join(outdir, "summary.txt"), "w") as f:
+        f.write("scenario %s, delay method %s\n%s\n" % (sc["name"], method, table))
+    print("scenario %s, delay method %s, results in %s\n%s" % (sc["name"], method,
+                                                               outdir, table))
+    sys.stdout.flush()
+    if not a.no_plots:
+        subprocess.run([PY, os.path.join(HERE, "plot.py"), outdir], timeout=600)
 
 
 def main():
@@ -184,26 +309,29 @@ def main():
     ap.add_argument("--sched", action="append", help="only these schedulers (repeatable)")
     ap.add_argument("--cc", action="append", help="only these CCs (repeatable)")
     ap.add_argument("--reps", type=int, help="override repetitions")
-    ap.add_argument("--duration", type=float, help="override flow.duration_s")
+    ap.add_argument("--duration", type=float, metavar="S",
+                    help="greedy flows: override flow.duration_s; transfers: override "
+                    "flow.timeout_s (the transfer is cut there and reported as 'timeout')")
+    ap.add_argument("--size-mb", type=float, metavar="MB",
+                    help="transfers: override flow.size_mb")
     ap.add_argument("--no-plots", action="store_true")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("run.py: needs root (network namespaces)")
-    signal.signal(signal.SIGTERM, _sigterm)
+    signals = Signals()
     rc = 0
     for path in a.scenarios:
         try:
             sc = scn.load(path)
+            apply_overrides(sc, a.duration, a.size_mb)
         except (scn.ScenarioError, OSError) as e:
             sys.exit("run.py: %s" % e)
-        if a.duration:
-            sc["flow"]["duration_s"] = a.duration
         runs = scn.runs(sc, a.sched, a.cc, a.reps)
         outdir = os.path.join(a.out, "%s-%s" % (sc["name"], time.strftime("%Y%m%d-%H%M%S")))
         os.makedirs(os.path.join(outdir, "runs"), exist_ok=True)
         with open(os.path.join(outdir, "scenario.json"), "w") as f:
             json.dump(sc, f, indent=1)
-        rows, logs, skipped = [], [], set()
+        rows, skipped = [], set()
         t_batch = time.time()
         try:
             for i, run in enumerate(runs):
@@ -217,12 +345,13 @@ def main():
                     rows.append({"run": run["id"], "sched": run["sched"], "cc": run["cc"],
                                  "rep": run["rep"], "method": None, "status": "skipped"})
                     continue
-                meta = one_run(sc, run, rundir, a.build, logs.append)
+                meta = one_run(sc, run, rundir, a.build,
+                               lambda m: sys.stderr.write("\n  %s\n" % m), signals)
                 rows.append(results.run_metrics(rundir, meta, sc["constraints"])
                             if meta["status"] == "ok" else
                             {"run": run["id"], "sched": run["sched"], "cc": run["cc"],
                              "rep": run["rep"], "method": meta.get("method"),
-                             "status": meta["status"]})
+                             "status": meta["status"], "error": meta.get("error", "")})
                 if meta["status"] not in ("ok", "skipped"):
                     rc = 1
                     sys.stderr.write("\n  %s: %s %s\n" % (run["id"], meta["status"],
@@ -230,24 +359,19 @@ def main():
                 elif meta["status"] == "skipped" and run["sched"] not in skipped:
                     skipped.add(run["sched"])
                     sys.stderr.write("\n  %s: skipped: %s\n" % (run["sched"], meta["error"]))
-        except (KeyboardInterrupt, Interrupted):
-            sys.stderr.write("\ninterrupted: partial results kept\n")
+        except KeyboardInterrupt as e:      # Ctrl-C or SIGTERM (Interrupted)
+            sys.stderr.write("\ninterrupted (%s): partial results kept\n" % (e or "SIGINT"))
             rc = 130
         sys.stderr.write("\n")
-        paths = [p["name"] for p in sc["topology"]["paths"]]
-        agg = results.write_summary(outdir, rows)
-        table = results.format_table(agg, paths)
-        method = rows[0].get("method") if rows else "?"
-        with open(os.path.join(outdir, "summary.txt"), "w") as f:
-            f.write("scenario %s, delay method %s\n%s\n" % (sc["name"], method, table))
-        print("scenario %s, delay method %s, results in %s\n%s" % (sc["name"], method,
-                                                                   outdir, table))
-        if not a.no_plots:
-            subprocess.run([PY, os.path.join(HERE, "plot.py"), outdir])
+        with signals.deferred():
+            report(a, sc, outdir, rows)
         if rc == 130:
             break
     return rc
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:       # a signal during the summary of an interrupted batch
+        sys.exit(130)

@@ -17,10 +17,19 @@ address leaves on that path (single-path references, MPTCP subflows, mptund path
 Rate: TBF with an explicit buffer, downlink on anchor-ethP (shared by the UEs of the
 path), uplink on ue-ethP. Delay/jitter/loss: netem where the kernel has sch_netem,
 else delaybridge (AF_PACKET delay line) in the delay host. `Topology.method` says which.
+
+Commands in the hosts' shells after start() go through Topology.cmd: one lock (the
+schedule thread and the tear-down share the shells; Mininet's Host.cmd is not
+thread-safe) and a time limit (Host.cmd waits for its sentinel forever, and a cmd cut
+short by a signal leaves the shell "waiting", failing the next cmd's assertion).
+stop() never blocks for long: it kills every process left in our hosts' namespaces
+and reports what it cleaned (Topology.cleaned).
 """
 import json
 import os
+import signal
 import subprocess
+import threading
 import time
 
 from mininet.net import Mininet
@@ -63,12 +72,94 @@ def netem_available():
 
 
 def cleanup_stale():
-    """Remove leftovers of a crashed run of ours: root-namespace links with our prefix."""
-    out = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    """Remove leftovers of a crashed run of ours: root-namespace links with our prefix.
+    Returns their names."""
+    out = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True,
+                         timeout=10).stdout
+    gone = []
     for line in out.splitlines():
         name = line.split(":")[1].strip().split("@")[0]
         if name.startswith(PREFIX):
-            subprocess.run(["ip", "link", "del", name], stderr=subprocess.DEVNULL)
+            subprocess.run(["ip", "link", "del", name], stderr=subprocess.DEVNULL, timeout=10)
+            gone.append(name)
+    return gone
+
+
+CMD_TIMEOUT_S = 5.0        # one tc / ip command in a host's shell
+REAP_S = 3.0               # a process we signalled has this long to exit
+
+
+class CmdTimeout(RuntimeError):
+    pass
+
+
+def drain(host, timeout):
+    """Finish a command left running in host's shell (a cmd interrupted by a signal):
+    ^C, then read to its sentinel. False if the shell is gone or still busy."""
+    if not host.shell:
+        return False
+    if host.waiting:
+        host.sendInt()
+        end = time.monotonic() + timeout
+        while host.waiting and time.monotonic() < end:
+            host.monitor(timeoutms=100)
+    return not host.waiting
+
+
+def host_cmd(host, line, timeout=CMD_TIMEOUT_S):
+    """host.cmd(line) with a time limit; CmdTimeout names the host and the command."""
+    if not drain(host, timeout):
+        raise CmdTimeout("%s: shell busy or gone, '%s' not run" % (host.name, line))
+    host.sendCmd(line)
+    out, end = "", time.monotonic() + timeout
+    while host.waiting:
+        left = end - time.monotonic()
+        if left <= 0:
+            raise CmdTimeout("%s: '%s' did not finish within %g s" % (host.name, line, timeout))
+        out += host.monitor(timeoutms=int(left * 1000) + 1)
+    return out
+
+
+def reap(proc, timeout=REAP_S):
+    """Wait for a signalled process, SIGKILL after timeout; its return code or None."""
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def proc_name(proc):
+    """'iperf3', 'sampler.py', ... of a Popen started by Host.popen (mnexec -da PID ...)."""
+    args = [os.path.basename(str(a)) for a in proc.args[3:]] if isinstance(proc.args, list) \
+        else [str(proc.args)]
+    if len(args) > 1 and args[0].startswith("python"):
+        return args[1]
+    return args[0] if args else "pid %d" % proc.pid
+
+
+def netns_inode(pid):
+    try:
+        return os.stat("/proc/%d/ns/net" % pid).st_ino
+    except OSError:
+        return None
+
+
+def procs_in(inodes, exclude=()):
+    """{pid: comm} of the processes whose network namespace is one of inodes."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) in exclude or netns_inode(int(d)) not in inodes:
+            continue
+        try:
+            with open("/proc/%s/comm" % d) as f:
+                out[int(d)] = f.read().strip()
+        except OSError:
+            pass
+    return out
 
 
 def tbf_args(rate_mbit, buffer_bytes):
@@ -93,6 +184,17 @@ class Topology:
         self.ues, self.delays, self.bridges = [], [], {}
         self.anchor = self.server = None
         self.procs = []          # every Popen we started, killed by stop()
+        self.cleaned = []        # what stop() found running and stopped
+        self._lock = threading.Lock()
+
+    def cmd(self, host, line, timeout=CMD_TIMEOUT_S):
+        """A command in host's shell, serialized with the other threads and bounded."""
+        if not self._lock.acquire(timeout=timeout):
+            raise CmdTimeout("%s: '%s': the shells stayed busy for %g s" % (host.name, line, timeout))
+        try:
+            return host_cmd(host, line, timeout)
+        finally:
+            self._lock.release()
 
     # -- construction -------------------------------------------------------------
     def start(self):
@@ -193,18 +295,18 @@ class Topology:
         for dev, delay, loss in ((ua, cfg["delay_up_ms"], cfg["loss_up_pct"]),
                                  (ue_side, cfg["delay_down_ms"], cfg["loss_down_pct"])):
             jit = " %sms" % cfg["jitter_ms"] if cfg["jitter_ms"] else ""
-            d.cmd("tc qdisc %s dev %s root netem delay %sms%s loss %s%% limit 100000"
+            self.cmd(d, "tc qdisc %s dev %s root netem delay %sms%s loss %s%% limit 100000"
                   % ("change" if change else "replace", dev, delay, jit, loss))
 
     def _tbf(self, p, cfg, change=False):
         verb = "change" if change else "replace"
         dn = ["tc", "qdisc", verb, "dev", "%san-eth%d" % (PREFIX, p), "root", "tbf"] + \
             tbf_args(cfg["rate_down_mbit"], cfg["buffer_down_bytes"])
-        self.anchor.cmd(" ".join(dn))
+        self.cmd(self.anchor, " ".join(dn))
         for ue in self.ues:
             up = ["tc", "qdisc", verb, "dev", "%s-eth%d" % (ue.name, p), "root", "tbf"] + \
                 tbf_args(cfg["rate_up_mbit"], cfg["buffer_up_bytes"])
-            ue.cmd(" ".join(up))
+            self.cmd(ue, " ".join(up))
 
     def _anchor_server(self):
         a = self.t["anchor_server"]
@@ -235,15 +337,16 @@ class Topology:
         if "down" in change:
             state = "down" if change["down"] else "up"
             for ue in self.ues:
-                ue.cmd("ip link set %s-eth%d %s" % (ue.name, p, state))
-            self.anchor.cmd("ip link set %san-eth%d %s" % (PREFIX, p, state))
+                self.cmd(ue, "ip link set %s-eth%d %s" % (ue.name, p, state))
+            self.cmd(self.anchor, "ip link set %san-eth%d %s" % (PREFIX, p, state))
             if not change["down"]:   # routes on a re-enabled link come back
                 for k, ue in enumerate(self.ues, 1):
                     dev = "%s-eth%d" % (ue.name, p)
-                    ue.cmd("ip route replace default via %s dev %s table %d"
-                           % (path_addr(p), dev, 100 + p))
+                    self.cmd(ue, "ip route replace default via %s dev %s table %d"
+                             % (path_addr(p), dev, 100 + p))
                     if p == 1:
-                        ue.cmd("ip route replace default via %s dev %s" % (path_addr(p), dev))
+                        self.cmd(ue, "ip route replace default via %s dev %s"
+                                 % (path_addr(p), dev))
         rate_changed = False
         for key in ("rate_down_mbit", "rate_up_mbit", "delay_down_ms", "delay_up_ms",
                     "loss_down_pct", "loss_up_pct", "jitter_ms"):
@@ -266,36 +369,73 @@ class Topology:
     def bridge_cmd(self, key, line):
         proc = self.bridges.get(key)
         if proc and proc.poll() is None:
-            proc.stdin.write(line + "\n")
-            proc.stdin.flush()
+            try:
+                proc.stdin.write(line + "\n")
+                proc.stdin.flush()
+            except OSError as e:       # it exited meanwhile: stop() reports it
+                self.log("delaybridge %s: '%s' not delivered: %s" % (key, line, e))
 
     # -- tear-down -------------------------------------------------------------------
     def stop(self):
-        """Stop delaybridges (collecting their counters), our processes, hosts, links."""
-        stats = {}
+        """Stop delaybridges (collecting their counters), our processes, whatever else
+        still runs in our hosts' namespaces, the hosts and links. Bounded in time;
+        self.cleaned lists what was found running. Returns the bridges' counters."""
+        stats, cleaned = {}, []
         for key, proc in self.bridges.items():
-            if proc.poll() is None:
-                proc.terminate()
+            if proc.poll() is not None:
+                continue
+            cleaned.append("delaybridge %s (pid %d)" % (key, proc.pid))
+            proc.terminate()
+            try:
+                out, _ = proc.communicate(timeout=REAP_S)
+                last = out.strip().splitlines()[-1] if out.strip() else "{}"
                 try:
-                    out, _ = proc.communicate(timeout=3)
-                    last = out.strip().splitlines()[-1] if out.strip() else "{}"
-                    try:
-                        stats[str(key)] = json.loads(last)
-                    except ValueError:
-                        stats[str(key)] = {"unparsed": last}
-                except (subprocess.TimeoutExpired, ValueError, OSError):
-                    pass
+                    stats[str(key)] = json.loads(last)
+                except ValueError:
+                    stats[str(key)] = {"unparsed": last}
+            except (subprocess.TimeoutExpired, ValueError, OSError) as e:
+                self.log("delaybridge %s (pid %d): no counters (%s), killed" % (key, proc.pid, e))
+                reap(proc, 0)
         for proc in self.procs:
             if proc.poll() is None:
+                cleaned.append("%s (pid %d)" % (proc_name(proc), proc.pid))
                 proc.kill()
+                if reap(proc) is None:
+                    self.log("pid %d survived SIGKILL for %g s" % (proc.pid, REAP_S))
         self.procs, self.bridges = [], {}
         if self.net is not None:
-            for h in self.net.hosts:
-                h.cmd("kill %% 2>/dev/null")
-            try:
-                self.net.stop()
-            except Exception as e:    # keep tearing down; report
-                self.log("topology stop: %s" % e)
-            self.net = None
-        cleanup_stale()
+            cleaned += self._stop_hosts()
+        cleaned += ["root-namespace link %s" % n for n in cleanup_stale()]
+        self.cleaned = cleaned
         return stats
+
+    def _stop_hosts(self):
+        """Kill every process left in our hosts' namespaces (anything started there that
+        we lost track of), then stop hosts and links."""
+        cleaned = []
+        shells = {h.pid for h in self.net.hosts if h.shell}
+        inodes = {netns_inode(pid) for pid in shells} - {None, netns_inode(os.getpid())}
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            left = procs_in(inodes, exclude=shells)
+            if sig == signal.SIGTERM:
+                cleaned += ["%s (pid %d, found in a host)" % (c, pid) for pid, c in left.items()]
+            for pid in left:
+                try:
+                    os.kill(pid, sig)
+                except OSError:
+                    pass
+            end = time.monotonic() + REAP_S
+            while procs_in(inodes, exclude=shells) and time.monotonic() < end:
+                time.sleep(0.05)
+        for h in self.net.hosts:
+            if h.shell and not drain(h, CMD_TIMEOUT_S):
+                self.log("host %s: shell stayed busy, terminated" % h.name)
+                h.terminate()
+        nh, nl = len(self.net.hosts), len(self.net.links)
+        try:
+            self.net.stop()
+            cleaned.append("Mininet: %d hosts (namespaces), %d links" % (nh, nl))
+        except Exception as e:    # keep tearing down; report
+            self.log("topology stop: %s" % e)
+        self.net = None
+        return cleaned

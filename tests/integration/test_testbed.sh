@@ -13,6 +13,10 @@
 # 2. ci-short end to end through run.py: result files exist, every path's throughput
 #    is within (0, configured rate], totals equal the sum of the paths, and sample
 #    timestamps strictly increase.
+# 3. SIGTERM mid-run (acpf, during the flow): run.py exits 130 within its tear-down
+#    bound, every process that was in its Mininet hosts' namespaces (mptund, mptund-ctl,
+#    delaybridge, iperf3, samplers) is gone, no host shell or root-namespace link of
+#    ours remains, and it printed what it stopped. About 10 s.
 set -u
 BUILD=$(readlink -f "${1:?usage: test_testbed.sh BUILD_DIR}")
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -184,5 +188,40 @@ for b in bad:
 print("ok: ci-short results consistent" if not bad else "")
 sys.exit(1 if bad else 0)
 PYEOF
+
+# 3. SIGTERM mid-run.
+our_pids() {	# every process in the namespaces of our Mininet hosts (shells included)
+	local inodes p
+	inodes=$(for s in $(pgrep -f 'mininet:testbed-'); do readlink /proc/$s/ns/net; done | sort -u)
+	[ -n "$inodes" ] || return 0
+	for p in /proc/[0-9]*; do
+		grep -qxF "$(readlink $p/ns/net 2>/dev/null)" <<< "$inodes" && echo ${p#/proc/}
+	done
+}
+$PY "$SRC/testbed/run.py" --build "$BUILD" --out "$TMP/results-term" --no-plots \
+	--sched acpf --duration 30 "$SRC/testbed/scenarios/ci-short.json" > "$TMP/term.out" 2>&1 &
+RUNPID=$!
+for _ in $(seq 100); do		# until the flow runs (iperf3 client in the UE)
+	pgrep -f "iperf3 -c 10.100.0.2" > /dev/null && break
+	sleep 0.2
+done
+sleep 1
+before=$(our_pids)
+kill -TERM $RUNPID
+for _ in $(seq 150); do kill -0 $RUNPID 2>/dev/null || break; sleep 0.2; done
+if kill -0 $RUNPID 2>/dev/null; then
+	echo "FAIL: run.py still running 30 s after SIGTERM"; kill -KILL $RUNPID; fail=1
+fi
+wait $RUNPID; rc=$?
+alive=$(for p in $before; do [ -d /proc/$p ] && echo "$p($(cat /proc/$p/comm 2>/dev/null))"; done)
+links=$(ip -o link show | grep -c ': testbed-')
+echo "SIGTERM: rc $rc, $(echo $before | wc -w) processes in our hosts before, left: ${alive:-none}, root links left: $links"
+grep -A20 'interrupted (SIGTERM); stopped' "$TMP/term.out" | sed 's/^/  /'
+if [ $rc != 130 ] || [ -n "$alive" ] || [ "$links" != 0 ] || [ -z "$before" ] ||
+	! grep -q 'mptund anchor' "$TMP/term.out" || pgrep -f 'mininet:testbed-' > /dev/null; then
+	echo "FAIL: SIGTERM tear-down"; cat "$TMP/term.out"; fail=1
+else
+	echo "ok: SIGTERM stopped mptund, iperf3, samplers, delaybridges and the hosts"
+fi
 [ $fail = 0 ] && echo "PASS" || echo "FAILED"
 exit $fail
