@@ -8,6 +8,7 @@
  * Every bound derives from the link (rate, RTT, BDP, mss) and the module's tunables
  * read back from its parameter table: C, beta, alpha_cubic = 3 (1 - beta) / (1 + beta).
  */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -74,6 +75,7 @@ static uint64_t bdp_of(const struct link *l)
 /* What the per-event hook records. */
 struct trace {
 	double beta;
+	bool no_curve;			/* skip the W_cubic comparison */
 	uint64_t last_cwnd, last_events;
 	unsigned decreases;		/* congestion events checked */
 	unsigned ca_samples;		/* cwnd samples compared with W_cubic */
@@ -99,7 +101,7 @@ static void hook(struct sim_session *s, void *arg)
 	/* in the concave and convex regions cwnd follows W_cubic (4.2): it chases
 	 * W_cubic(t + srtt) by (target - cwnd) / cwnd per acked segment, so it lies
 	 * between W_cubic one smoothed RTT earlier and later (one segment of rounding) */
-	if (epoch && now >= t->next_sample_ns && (region == 2 || region == 3) &&
+	if (!t->no_curve && epoch && now >= t->next_sample_ns && (region == 2 || region == 3) &&
 	    cc->state == MPT_CC_AVOIDANCE) {
 		double tt = (double)(now - epoch) / 1e9;
 		double srtt = (double)sim_path_recovery(s, 0)->srtt_ns / 1e9;
@@ -311,6 +313,37 @@ static void test_cubic_decrease_once_per_rtt(void **state)
 	assert_int_equal(cc.cwnd, (uint64_t)cubic_param("min_cwnd_pkts") * MSS);
 }
 
+/*
+ * Run-time tunables (mptund-ctl set cc.NAME goes through mpt_param_parse and
+ * params_changed, as here): a new C re-derives K of the running epoch (eq. 2), a new
+ * beta applies to the next decrease, out-of-range values are refused with a quote.
+ */
+static void test_cubic_set_params(void **state)
+{
+	const struct link l = { .rate = 50000000 / 8, .owd = 16 * MS };
+	struct trace t;
+	struct sim_session *s = cubic_session(&l, &t, 4);
+	struct mpt_cc *cc = sim_path_cc(s, 0);
+	double w_max, epoch_w;
+
+	t.no_curve = true;	/* a new C moves the curve under the window */
+	sim_session_run_until(s, 2 * SEC);
+	assert_int_equal(cc->state, MPT_CC_AVOIDANCE);
+	w_max = cubic_stat(cc, "w_max");
+	epoch_w = cubic_stat(cc, "cwnd_epoch");
+	assert_true(w_max > epoch_w);
+	assert_int_equal(sim_session_set_param(s, 0, "c", "0.8"), 0);
+	assert_true(fabs(cubic_stat(cc, "k") - cbrt((w_max - epoch_w) / 0.8)) < 1e-9);
+	assert_int_equal(sim_session_set_param(s, 0, "beta", "0.5"), 0);
+	t.beta = 0.5;	/* the hook now checks every decrease against 0.5 */
+	sim_session_run_until(s, 10 * SEC);
+	assert_true(cubic_stat(cc, "congestion_events") > 2);
+	assert_true(t.decreases > 0);
+	assert_int_equal(sim_session_set_param(s, 0, "beta", "1.5"), -ERANGE);
+	assert_int_equal(sim_session_set_param(s, 0, "nonsense", "1"), -ENOENT);
+	sim_session_free(s);
+}
+
 /* Parameters: every constant a tunable with a cited help line; the registry has it. */
 static void test_cubic_params(void **state)
 {
@@ -336,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_cubic_fills_bdp_buffer),
 		cmocka_unit_test(test_cubic_reno_friendly_short_rtt),
 		cmocka_unit_test(test_cubic_random_loss),
+		cmocka_unit_test(test_cubic_set_params),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
