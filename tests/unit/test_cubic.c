@@ -314,6 +314,108 @@ static void test_cubic_decrease_once_per_rtt(void **state)
 }
 
 /*
+ * HyStart++ driven directly, one ACK per segment, rounds by delivered marks: slow
+ * start doubles per round at 32 ms; when the round's minimum RTT is 5 ms higher
+ * (above max(MIN_RTT_THRESH, min(32 ms / MIN_RTT_DIVISOR, MAX_RTT_THRESH)) = 4 ms),
+ * Conservative Slow Start grows by 1 / CSS_GROWTH_DIVISOR per round for CSS_ROUNDS
+ * rounds, then avoidance starts with ssthresh = W_max = cwnd and K = 0 (RFC 9406 4.2,
+ * RFC 9438 4.10).
+ */
+static void test_cubic_hystart(void **state)
+{
+	const struct mpt_cc_ops *ops = mpt_cc_find("cubic");
+	unsigned css_rounds = (unsigned)cubic_param("hs_css_rounds");
+	double div = cubic_param("hs_css_growth_divisor");
+	uint64_t thresh = (uint64_t)cubic_param("hs_min_rtt_thresh_us") * MPT_NSEC_PER_USEC;
+	struct mpt_cc cc;
+	struct mpt_cc_path p = { .mss = MSS, .srtt_ns = 32 * MS, .min_rtt_ns = 32 * MS };
+	uint64_t now = SEC, mark = 0;
+	const unsigned ss_rounds = 5;
+	unsigned round;
+
+	mpt_cc_prepare(&cc, ops);
+	ops->init(&cc, &p, NULL, now);
+	for (round = 0; round < ss_rounds + 2 + css_rounds + 2; round++) {
+		uint64_t rtt = round < ss_rounds ? 32 * MS : 32 * MS + thresh + MS;
+		uint64_t n = cc.cwnd / MSS, start = cc.cwnd, next_mark = 0;
+
+		for (uint64_t i = 0; i < n; i++) {
+			struct mpt_rate_sample rs = {
+				.acked_bytes = MSS, .rtt_ns = rtt, .prior_delivered = mark,
+			};
+
+			p.delivered += MSS;
+			ops->on_ack(&cc, &p, &rs, now += rtt / n);
+			if (i == 0)
+				next_mark = p.delivered;
+			if (cc.state == MPT_CC_AVOIDANCE)
+				break;
+		}
+		mark = next_mark;
+		if (cc.state == MPT_CC_AVOIDANCE)
+			break;
+		if (round < ss_rounds)		/* slow start: doubles */
+			assert_int_equal(cc.cwnd, 2 * start);
+		if (round == ss_rounds)
+			assert_int_equal(cubic_stat(&cc, "hystart_exits"), 1);
+		if (round > ss_rounds && cc.state == MPT_CC_SLOW_START)	/* CSS */
+			assert_true(fabs((double)cc.cwnd - ((double)start + n * MSS / div)) <= 1);
+	}
+	assert_int_equal(cc.state, MPT_CC_AVOIDANCE);
+	/* entered at the first ACK of the css_rounds-th round after the one that
+	 * entered CSS */
+	assert_int_equal(round, ss_rounds + css_rounds);
+	assert_true(cubic_stat(&cc, "k") == 0);
+	assert_true(cubic_stat(&cc, "w_max") == (double)cc.cwnd / MSS);
+	assert_true(cubic_stat(&cc, "cwnd_epoch") == (double)cc.cwnd / MSS);
+	assert_int_equal(cubic_stat(&cc, "ssthresh"), cc.cwnd);
+	assert_int_equal(cubic_stat(&cc, "congestion_events"), 0);
+}
+
+/*
+ * Two paths under wrr, which weights by each path's btlbw when every path has one:
+ * cubic's delivery-rate maximum gives it, each estimate near its link's rate, and
+ * the session uses 90% of the sum of the rates.
+ */
+static void test_cubic_btlbw_feeds_wrr(void **state)
+{
+	const struct link l[2] = {
+		{ .rate = 30000000 / 8, .owd = 10 * MS },
+		{ .rate = 10000000 / 8, .owd = 25 * MS },
+	};
+	struct sim_session_cfg cfg = { .npaths = 2, .sched = "wrr", .seed = 5 };
+	struct sim_session *s;
+	double total = 0, sum = 0;
+
+	for (unsigned i = 0; i < 2; i++)
+		cfg.paths[i] = (struct sim_path_cfg){
+			.cc = "cubic", .mss = MSS,
+			.link = { .rate = l[i].rate, .delay_ns = l[i].owd,
+				  .queue_bytes = bdp_of(&l[i]) },
+		};
+	s = sim_session_new(&cfg);
+	assert_non_null(s);
+	sim_session_run_until(s, 3 * SEC);
+	sim_session_reset_stats(s);
+	sim_session_run_until(s, 13 * SEC);
+	for (unsigned i = 0; i < 2; i++) {
+		const struct sim_path_stats *st = sim_path_stats(s, i);
+		struct mpt_cc *cc = sim_path_cc(s, i);
+
+		printf("cubic+wrr path %u: goodput %.1f%% of its rate, btlbw %.1f%%, "
+		       "%llu lost\n", i, 100.0 * sim_path_goodput(s, i) / (double)l[i].rate,
+		       100.0 * (double)cc->btlbw / (double)l[i].rate,
+		       (unsigned long long)st->lost_pkts);
+		assert_true(cc->btlbw >= 0.9 * (double)l[i].rate);
+		assert_true(cc->btlbw <= 1.1 * (double)l[i].rate);
+		total += sim_path_goodput(s, i);
+		sum += (double)l[i].rate;
+	}
+	assert_true(total >= 0.9 * sum);
+	sim_session_free(s);
+}
+
+/*
  * Run-time tunables (mptund-ctl set cc.NAME goes through mpt_param_parse and
  * params_changed, as here): a new C re-derives K of the running epoch (eq. 2), a new
  * beta applies to the next decrease, out-of-range values are refused with a quote.
@@ -366,9 +468,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cubic_params),
 		cmocka_unit_test(test_cubic_decrease_once_per_rtt),
+		cmocka_unit_test(test_cubic_hystart),
 		cmocka_unit_test(test_cubic_fills_bdp_buffer),
 		cmocka_unit_test(test_cubic_reno_friendly_short_rtt),
 		cmocka_unit_test(test_cubic_random_loss),
+		cmocka_unit_test(test_cubic_btlbw_feeds_wrr),
 		cmocka_unit_test(test_cubic_set_params),
 	};
 
