@@ -7,5 +7,6 @@
 
 extern const struct mpt_cc_ops mpt_cc_fixed;
 extern const struct mpt_cc_ops mpt_cc_bbr;
+extern const struct mpt_cc_ops mpt_cc_cubic;
 
 #endif

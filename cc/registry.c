@@ -23,6 +23,7 @@ const char *const mpt_cc_state_names[MPT_CC_STATE_MAX] = {
 static const struct mpt_cc_ops *const controllers[] = {
 	&mpt_cc_fixed,
 	&mpt_cc_bbr,
+	&mpt_cc_cubic,
 };
 
 size_t mpt_cc_count(void)

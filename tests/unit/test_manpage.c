@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * man/mptund-sched.7 against the registry: every registered scheduler has a section,
- * every tunable appears with its type, range, default and help exactly as declared
- * in its table, and the page lists no scheduler or tunable the code lacks. The page's
- * entry format is:
- *     .SS name             (one per scheduler, under .SH SCHEDULERS)
+ * man/mptund-sched.7 against the registries: every registered scheduler and congestion
+ * controller has a section, every tunable appears with its type, range, default and
+ * help exactly as declared in its table, and the page lists no module or tunable the
+ * code lacks. The page's entry format is:
+ *     .SS name             (one per scheduler under .SH SCHEDULERS, one per controller
+ *                           under .SH CONGESTION CONTROLLERS)
  *     No tunables.         (or "Tunables:" followed by one entry per tunable)
  *     .TP
  *     .B tunable
@@ -20,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include <mptund/cc.h>
 #include <mptund/sched.h>
 
 #define MAX_LINES 2000
@@ -121,6 +123,50 @@ static void spec_line(const struct mpt_param *p, char *buf, size_t len)
 	}
 }
 
+/* The ".SS name" section documents exactly the tunables of the table. */
+static void check_module(const struct page *pg, const char *name,
+			 const struct mpt_param *params, size_t nparams)
+{
+	size_t b = 0, e = 0;
+	bool none = false;
+
+	if (!section(pg, name, &b, &e))
+		fail_msg("mptund-sched.7: no section '.SS %s'", name);
+	for (size_t i = b; i < e; i++)
+		none |= strcmp(pg->lines[i], "No tunables.") == 0;
+	if (none != (nparams == 0))
+		fail_msg("mptund-sched.7: %s: 'No tunables.' %s, but it has %zu",
+			 name, none ? "present" : "missing", nparams);
+	for (size_t k = 0; k < nparams; k++) {
+		const struct mpt_param *p = &params[k];
+		char want_b[96], spec[256];
+		size_t i;
+
+		snprintf(want_b, sizeof(want_b), ".B %s", p->name);
+		for (i = b; i + 3 < e; i++)
+			if (strcmp(pg->lines[i], ".TP") == 0 &&
+			    strcmp(pg->lines[i + 1], want_b) == 0)
+				break;
+		if (i + 3 >= e)
+			fail_msg("mptund-sched.7: %s: tunable '%s' missing", name, p->name);
+		spec_line(p, spec, sizeof(spec));
+		if (strcmp(pg->lines[i + 2], spec) != 0)
+			fail_msg("mptund-sched.7: %s %s: '%s', want '%s'", name, p->name,
+				 pg->lines[i + 2], spec);
+		if (strcmp(pg->lines[i + 3], p->help) != 0)
+			fail_msg("mptund-sched.7: %s %s: help '%s', want '%s'", name,
+				 p->name, pg->lines[i + 3], p->help);
+	}
+	/* and no entry for a tunable the table does not have */
+	for (size_t i = b; i + 1 < e; i++) {
+		if (strcmp(pg->lines[i], ".TP") != 0 || !starts(pg->lines[i + 1], ".B "))
+			continue;
+		if (!mpt_param_find(params, nparams, pg->lines[i + 1] + 3))
+			fail_msg("mptund-sched.7: %s: documents unknown tunable '%s'",
+				 name, pg->lines[i + 1] + 3);
+	}
+}
+
 static void test_every_tunable_documented(void **state)
 {
 	struct page pg;
@@ -128,45 +174,13 @@ static void test_every_tunable_documented(void **state)
 	load(&pg);
 	for (size_t s = 0; s < mpt_sched_count(); s++) {
 		const struct mpt_sched_ops *o = mpt_sched_at(s);
-		size_t b = 0, e = 0;
-		bool none = false;
 
-		if (!section(&pg, o->name, &b, &e))
-			fail_msg("mptund-sched.7: no section '.SS %s'", o->name);
-		for (size_t i = b; i < e; i++)
-			none |= strcmp(pg.lines[i], "No tunables.") == 0;
-		if (none != (o->nparams == 0))
-			fail_msg("mptund-sched.7: %s: 'No tunables.' %s, but it has %zu",
-				 o->name, none ? "present" : "missing", o->nparams);
-		for (size_t k = 0; k < o->nparams; k++) {
-			const struct mpt_param *p = &o->params[k];
-			char want_b[96], spec[256];
-			size_t i;
+		check_module(&pg, o->name, o->params, o->nparams);
+	}
+	for (size_t c = 0; c < mpt_cc_count(); c++) {
+		const struct mpt_cc_ops *o = mpt_cc_at(c);
 
-			snprintf(want_b, sizeof(want_b), ".B %s", p->name);
-			for (i = b; i + 3 < e; i++)
-				if (strcmp(pg.lines[i], ".TP") == 0 &&
-				    strcmp(pg.lines[i + 1], want_b) == 0)
-					break;
-			if (i + 3 >= e)
-				fail_msg("mptund-sched.7: %s: tunable '%s' missing", o->name,
-					 p->name);
-			spec_line(p, spec, sizeof(spec));
-			if (strcmp(pg.lines[i + 2], spec) != 0)
-				fail_msg("mptund-sched.7: %s %s: '%s', want '%s'", o->name, p->name,
-					 pg.lines[i + 2], spec);
-			if (strcmp(pg.lines[i + 3], p->help) != 0)
-				fail_msg("mptund-sched.7: %s %s: help '%s', want '%s'", o->name,
-					 p->name, pg.lines[i + 3], p->help);
-		}
-		/* and no entry for a tunable the table does not have */
-		for (size_t i = b; i + 1 < e; i++) {
-			if (strcmp(pg.lines[i], ".TP") != 0 || !starts(pg.lines[i + 1], ".B "))
-				continue;
-			if (!mpt_param_find(o->params, o->nparams, pg.lines[i + 1] + 3))
-				fail_msg("mptund-sched.7: %s: documents unknown tunable '%s'",
-					 o->name, pg.lines[i + 1] + 3);
-		}
+		check_module(&pg, o->name, o->params, o->nparams);
 	}
 	unload(&pg);
 }
@@ -174,16 +188,22 @@ static void test_every_tunable_documented(void **state)
 static void test_no_unknown_scheduler(void **state)
 {
 	struct page pg;
-	bool in_scheds = false;
+	bool in_scheds = false, in_ccs = false;
 
 	load(&pg);
 	for (size_t i = 0; i < pg.n; i++) {
-		if (starts(pg.lines[i], ".SH "))
+		if (starts(pg.lines[i], ".SH ")) {
 			in_scheds = strcmp(pg.lines[i], ".SH SCHEDULERS") == 0;
-		else if (in_scheds && starts(pg.lines[i], ".SS ") &&
-			 !mpt_sched_find(pg.lines[i] + 4))
+			in_ccs = strcmp(pg.lines[i], ".SH CONGESTION CONTROLLERS") == 0;
+		} else if (in_scheds && starts(pg.lines[i], ".SS ") &&
+			   !mpt_sched_find(pg.lines[i] + 4)) {
 			fail_msg("mptund-sched.7: section for unknown scheduler '%s'",
 				 pg.lines[i] + 4);
+		} else if (in_ccs && starts(pg.lines[i], ".SS ") &&
+			   !mpt_cc_find(pg.lines[i] + 4)) {
+			fail_msg("mptund-sched.7: section for unknown congestion controller "
+				 "'%s'", pg.lines[i] + 4);
+		}
 	}
 	unload(&pg);
 }
