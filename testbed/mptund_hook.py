@@ -41,10 +41,10 @@ def ue_config(k, sc, sched, priv, anchor_pub, seed):
     lines = ["[Interface]", "Role = ue", "PrivateKey = %s" % priv, "Name = mpt0",
              "Address = %s/24" % tunnel_addr(k), "Route = %s" % SERVER_NET,
              "ControlSocket = /tmp/%sue%d-%d.sock" % (PREFIX, k, os.getpid()),
-             "Seed = %d" % seed, "",
+             "Seed = %d" % seed] + variant_params(sc, "interface_params", sched) + ["",
              "[Scheduler]", "Name = %s" % sched.split("@")[0]]
     lines += sched_params(sc, sched)
-    lines += ["", "[Congestion]", "Name = %s" % sc["tunnel_cc"], ""]
+    lines += cc_section(sc, sched)
     for p, path in enumerate(t["paths"], 1):
         lines += ["[Path]", "Name = %s" % path["name"],
                   "Device = %s-eth%d" % (ue_dev_host(k), p),
@@ -54,13 +54,24 @@ def ue_config(k, sc, sched, priv, anchor_pub, seed):
     return "\n".join(lines)
 
 
-def sched_params(sc, sched):
-    """[Scheduler] tunables: "name@variant" uses scheduler_params["name@variant"] if
-    present, else scheduler_params["name"] (variants: e.g. olms@pm, OLMS with the
+def variant_params(sc, key, sched):
+    """Config lines from sc[key]: "name@variant" uses sc[key]["name@variant"] if
+    present, else sc[key]["name"] (variants: e.g. olms@pm, OLMS with the
     path-characteristic monitor, same scheduler, other tunables)."""
-    sp = sc.get("scheduler_params", {})
+    sp = sc.get(key, {})
     params = sp.get(sched, sp.get(sched.split("@")[0], {}))
     return ["%s = %s" % (k, v) for k, v in params.items()]
+
+
+def sched_params(sc, sched):
+    """[Scheduler] tunables (scenario key scheduler_params)."""
+    return variant_params(sc, "scheduler_params", sched)
+
+
+def cc_section(sc, sched):
+    """[Congestion]: the tunnel controller and its tunables (scenario key cc_params)."""
+    return (["", "[Congestion]", "Name = %s" % sc["tunnel_cc"]] +
+            variant_params(sc, "cc_params", sched) + [""])
 
 
 def ue_dev_host(k):
@@ -71,10 +82,10 @@ def anchor_config(sc, sched, priv, ue_pubs, seed):
     lines = ["[Interface]", "Role = anchor", "PrivateKey = %s" % priv, "Name = mpt0",
              "Address = %s/24" % tunnel_addr(), "ListenPort = %d" % LISTEN_PORT,
              "ControlSocket = /tmp/%sanchor-%d.sock" % (PREFIX, os.getpid()),
-             "Seed = %d" % (seed + 1000), "",
+             "Seed = %d" % (seed + 1000)] + variant_params(sc, "interface_params", sched) + ["",
              "[Scheduler]", "Name = %s" % sched.split("@")[0]]
     lines += sched_params(sc, sched)
-    lines += ["", "[Congestion]", "Name = %s" % sc["tunnel_cc"], ""]
+    lines += cc_section(sc, sched)
     for p, path in enumerate(sc["topology"]["paths"], 1):
         lines += ["[Path]", "Name = %s" % path["name"], "Cost = %d" % int(path["cost"]), ""]
     for k, pub in enumerate(ue_pubs, 1):

@@ -13,6 +13,8 @@
   },
   "schedulers": ["cpf", "acpf", "single:path1", "mptcp"],
   "scheduler_params": {"olms": {"MaxRtt": "50"}},   # [Scheduler] tunables, by name
+  "cc_params": {"acpf@iw": {"init_cwnd_pkts": 64}}, # [Congestion] tunables, by name
+  "interface_params": {"cpf@nohold": {"ReorderMaxHold": "0"}}, # [Interface] keys
   "tunnel_cc": "bbr",
   "cc": ["reno", "cubic", "bbr"],
   "flow": {"type": "greedy" | "transfer", "direction": "down" | "up", "duration_s": 60,
@@ -162,7 +164,12 @@ def load(path):
     sc["repetitions"] = int(_num(sc, "repetitions", where, 1, 1, 1000))
     sc["seed"] = int(_num(sc, "seed", where, 1, 0, 2**32))
     sc.setdefault("tunnel_cc", "bbr")
-    sc.setdefault("scheduler_params", {})
+    for key in ("scheduler_params", "cc_params", "interface_params"):
+        sc.setdefault(key, {})
+        if not isinstance(sc[key], dict) or not all(isinstance(v, dict)
+                                                   for v in sc[key].values()):
+            raise ScenarioError("%s: %s must map scheduler names to {key: value}"
+                                % (where, key))
     sc.setdefault("constraints", {})
     return sc
 
