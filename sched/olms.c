@@ -17,9 +17,20 @@
  *   members capped at 1) go to the better sample of the utility, b^ (maxrtt) or the
  *   lower r^ (bwcap): the member the LP filled first, not the lowest index.
  * On each ACK of path i (Algorithm 1 lines 12-18, section V): measure
- *   b = cwnd / srtt and r = srtt, both normalised by the scales (VI-B: 100 Mbit/s,
- *   100 ms) and clipped to [0, 1]; run Algorithm 2's MONITOR on each; then one
- *   Bernoulli trial each: S += Bernoulli(b), N += 1.
+ *   b and r = srtt, both normalised by the scales (VI-B: 100 Mbit/s, 100 ms) and
+ *   clipped to [0, 1]; run Algorithm 2's MONITOR on each; then one Bernoulli trial
+ *   each: S += Bernoulli(b), N += 1.
+ * b (tunable bw_source): section V's cwnd / srtt by default, the path's rate under
+ *   the paper's loss-based CC (cwnd ~ BDP). Under BBR cwnd = cwnd_gain (2) x BDP, so
+ *   it reads twice the rate. Application I (eq. 4) depends only on the order of b,
+ *   and on the simulated link it converges with cwnd / srtt while btlbw, smoother,
+ *   triggers fewer monitor resets and can leave a path OLMS barely sends on (whose
+ *   estimate is then app-limited) starved (test_sim_olms.c); hence the default.
+ *   Application II (eq. 8) compares v.b with C_b in absolute terms: there cwnd / srtt
+ *   under BBR makes the LP infeasible (minRTT), and bw_source = btlbw (the CC's
+ *   bottleneck estimate: BBR's max filter, cubic's max delivery rate; cwnd / srtt
+ *   when the CC has none, as fixed) is the rate the paper's b stands for
+ *   (test_olms_app2.c).
  * MONITOR (Algorithm 2), per series, once N >= q: mu = (S+1)/(N+2) and sigma the
  *   Beta(S+1, N-S+1) standard deviation; a measurement with |x - mu| > delta sigma
  *   counts a deviation, a conforming one clears the count (deviations must be
@@ -27,7 +38,7 @@
  *   (Algorithm 2 prints mu = (S+1)/N; we use the mean of the very Beta whose sigma
  *   the same line gives.)
  * Violation stats (eq. 3, 7, 11) are taken on measurements: G(p_t) from the picked
- * path's srtt (maxrtt) or cwnd/srtt (bwcap) at send time, not from the path's true
+ * path's srtt (maxrtt) or b (bwcap) at send time, not from the path's true
  * mean, which the paper's Vio(T) uses and the scheduler cannot know.
  */
 #include <math.h>
@@ -40,6 +51,7 @@
 
 enum olms_app { OLMS_MAXRTT, OLMS_BWCAP };
 enum olms_choice { OLMS_HIGHEST, OLMS_RANDOM };
+enum olms_bw_source { OLMS_BW_CWND, OLMS_BW_BTLBW };
 
 /* One Beta posterior (S successes of N Bernoulli trials) and its monitor. */
 struct olms_post {
@@ -56,6 +68,7 @@ struct olms {
 	uint32_t l;
 	double rtt_scale_ms;
 	double bw_scale_mbit;
+	uint32_t bw_source;
 	uint32_t cycle;
 	uint32_t choice;
 	bool monitor;
@@ -188,13 +201,20 @@ static double olms_rtt_norm(const struct olms *o, const struct mpt_path_view *v)
 	return clip01((double)v->srtt_ns / (o->rtt_scale_ms * 1e6));
 }
 
-/* cwnd / srtt (section V), normalised; 0 without an RTT sample */
+/* The bandwidth measurement b, normalised; 0 without an RTT sample. bw_source =
+ * btlbw: the controller's bottleneck estimate, or cwnd / srtt when it has none (fixed:
+ * the window is then its only rate model); cwnd: cwnd / srtt as section V. */
 static double olms_bw_norm(const struct olms *o, const struct mpt_path_view *v)
 {
+	double bps;
+
 	if (!v->srtt_ns)
 		return 0;
-	return clip01((double)v->cwnd * 1e9 / (double)v->srtt_ns /
-		      (o->bw_scale_mbit * 125000.0));
+	if (o->bw_source == OLMS_BW_BTLBW && v->btlbw)
+		bps = (double)v->btlbw;
+	else
+		bps = (double)v->cwnd * 1e9 / (double)v->srtt_ns;
+	return clip01(bps / (o->bw_scale_mbit * 125000.0));
 }
 
 static void olms_init(void *priv, const struct mpt_sched_ctx *ctx)
@@ -358,6 +378,7 @@ static void olms_on_ack(void *priv, const struct mpt_sched_ctx *ctx, unsigned pa
 
 static const char *const olms_apps[] = { "maxrtt", "bwcap", NULL };
 static const char *const olms_choices[] = { "highest", "random", NULL };
+static const char *const olms_bw_sources[] = { "cwnd", "btlbw", NULL };
 
 static const struct mpt_param olms_params[] = {
 	{ .name = "app", .type = MPT_PARAM_ENUM, .offset = offsetof(struct olms, app),
@@ -380,7 +401,16 @@ static const struct mpt_param olms_params[] = {
 	{ .name = "bw_scale_mbit", .type = MPT_PARAM_DOUBLE,
 	  .offset = offsetof(struct olms, bw_scale_mbit), .min = 0.001, .max = 1000000,
 	  .def = 100,
-	  .help = "bandwidth normalisation scale, Mbit/s: b = cwnd/srtt / scale (V, VI-B)" },
+	  .help = "bandwidth normalisation scale, Mbit/s: b = rate (see bw_source) / scale "
+		  "(V, VI-B)" },
+	{ .name = "bw_source", .type = MPT_PARAM_ENUM,
+	  .offset = offsetof(struct olms, bw_source), .min = 0, .max = 1,
+	  .def = OLMS_BW_CWND, .enum_names = olms_bw_sources,
+	  .help = "bandwidth measurement b: cwnd = cwnd/srtt as in V (the rate under the "
+		  "paper's loss-based CC, cwnd ~ BDP; 2 x the rate under BBR, fine for "
+		  "maxrtt, which uses only the order of b), btlbw = the CC's bottleneck "
+		  "estimate, cwnd/srtt if it has none (use for bwcap, which compares b "
+		  "with C_b)" },
 	{ .name = "decision_cycle", .type = MPT_PARAM_U32,
 	  .offset = offsetof(struct olms, cycle), .min = 1, .max = 10000, .def = 1,
 	  .help = "packets sharing one sampled LP solution (cyclic LP solving, VI-E2)" },
@@ -428,8 +458,9 @@ static const struct mpt_stat olms_stats[] = {
 	{ .name = "violations", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct olms, violations),
 	  .help = "packets sent while the picked path's measured srtt (maxrtt) or "
-		  "cwnd/srtt (bwcap), normalised, exceeded the threshold: G(p_t) > 0 of eq. 7, "
-		  "11 on the measurement at send time, not on the true mean of eq. 3" },
+		  "bandwidth (bwcap, see bw_source), normalised, exceeded the threshold: "
+		  "G(p_t) > 0 of eq. 7, 11 on the measurement at send time, not on the "
+		  "true mean of eq. 3" },
 	{ .name = "violation_sum", .type = MPT_STAT_DOUBLE, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct olms, violation_sum),
 	  .help = "sum of those measured G(p_t)+, normalised units (eq. 3 on measurements)" },

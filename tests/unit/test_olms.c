@@ -39,7 +39,8 @@ static double stat(const struct mpt_sched_ops *ops, const char *name, unsigned p
 	return v;
 }
 
-/* Application I: cwnd = bandwidth x RTT, so cwnd / srtt is the path's bandwidth. */
+/* Application I: cwnd = bandwidth x RTT, so cwnd / srtt is the path's bandwidth; btlbw
+ * is left 0, so either bw_source measures cwnd / srtt. */
 static void views(struct mpt_path_view *v)
 {
 	const double mbit[4] = { 30, 20, 60, 40 }, ms[4] = { 20, 30, 50, 60 };

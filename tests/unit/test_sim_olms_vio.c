@@ -137,6 +137,8 @@ static void test_olms_app1_sublinear_highest(void **state)
 			 (unsigned long long)(MBIT(APP1_MBIT[i]) * APP1_RTT_MS[i] / 1e3));
 		assert_int_equal(sim_session_set_param(s, (int)i, "window", bdp), 0);
 	}
+	/* b = cwnd / srtt (section V): the fixed window of one BDP makes it the rate */
+	assert_int_equal(sim_session_set_param(s, -1, "bw_source", "cwnd"), 0);
 	assert_int_equal(param(s, "app"), 0);		/* maxrtt */
 	assert_int_equal(param(s, "choice"), 0);	/* highest */
 	c_r = param(s, "c_r_ms") / param(s, "rtt_scale_ms");
