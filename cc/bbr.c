@@ -59,6 +59,9 @@ struct bbr {
 	uint32_t init_cwnd_pkts;
 	uint32_t quantization_pkts;
 	uint32_t default_rtt_us;
+	uint32_t startup_full_loss_cnt;
+	double loss_thresh;
+	double probe_rtt_cwnd_gain;
 	bool loss_recovery;
 
 	/* state */
@@ -74,6 +77,11 @@ struct bbr {
 	uint64_t full_bw;
 	uint64_t prior_cwnd;
 	uint64_t recovery_losses;	/* bytes lost in the current round */
+	uint64_t round_lost;		/* bytes lost since the round started */
+	uint64_t round_delivered;	/* path delivered when the round started */
+	uint32_t round_loss_events;	/* ACKs that declared losses this round */
+	uint64_t startup_loss_exits;	/* stat: Startup left on high loss */
+	uint64_t probe_rtt_deferred;	/* stat: ProbeRTT starts put off for another path */
 	double pacing_gain;		/* stat */
 	double cur_cwnd_gain;
 	uint32_t mode;			/* stat: enum mpt_cc_state */
@@ -86,6 +94,8 @@ struct bbr {
 	bool in_recovery;
 	bool packet_conservation;
 	bool has_seen_rtt;
+	bool bw_proven;			/* a sample that was not app-limited was taken */
+	uint64_t capacity;		/* configured path capacity, bytes/s; 0 none */
 };
 _Static_assert(sizeof(struct bbr) <= MPT_CC_PRIV_SIZE, "bbr state too large");
 
@@ -99,12 +109,30 @@ static uint64_t bbr_max_bw(const struct bbr *b)
 	return mpt_minmax_get(&b->bw);
 }
 
-/* gain x BtlBw x RTprop in bytes; the initial window while either is unknown */
+/* gain x BtlBw x RTprop in bytes; the initial window while either is unknown. A
+ * configured path capacity stands in for BtlBw until the first estimate (mptund: a
+ * start at the path's BDP instead of the initial window when the user knows the rate) */
 static uint64_t bbr_bdp(const struct bbr *b, uint64_t bw, double gain)
 {
+	if (!bw)
+		bw = b->capacity;
 	if (!b->min_rtt_ns || !bw)
 		return (uint64_t)b->init_cwnd_pkts * b->mss;
 	return (uint64_t)(gain * (double)bw * (double)b->min_rtt_ns / 1e9);
+}
+
+/* The window while in ProbeRTT: probe_rtt_cwnd_gain x BDP (BBRv3: half the BDP, so
+ * a probe costs half a path instead of all of it), at least min_cwnd_pkts; a gain of 0
+ * is v1's min_cwnd_pkts (draft-ietf-ccwg-bbr 4.3.4.3 BBRProbeRTTCwnd) */
+static uint64_t bbr_probe_rtt_cwnd(const struct bbr *b)
+{
+	uint64_t min_cwnd = (uint64_t)b->min_cwnd_pkts * b->mss, w = 0;
+
+	if (b->probe_rtt_cwnd_gain > 0)
+		w = (uint64_t)(b->probe_rtt_cwnd_gain *
+			       (double)(mpt_minmax_get(&b->bw) ? mpt_minmax_get(&b->bw) : 0) *
+			       (double)b->min_rtt_ns / 1e9);
+	return MPT_MAX(w, min_cwnd);
 }
 
 static double bbr_cycle_gain(const struct bbr *b, uint32_t idx)
@@ -128,6 +156,9 @@ static void bbr_init_pacing(struct mpt_cc *cc, struct bbr *b, uint64_t srtt_ns)
 {
 	uint64_t rtt = srtt_ns ? srtt_ns : (uint64_t)b->default_rtt_us * MPT_NSEC_PER_USEC;
 	double bw = (double)b->init_cwnd_pkts * b->mss * 1e9 / (double)rtt;
+
+	if ((double)b->capacity > bw)
+		bw = (double)b->capacity;
 
 	if (srtt_ns)
 		b->has_seen_rtt = true;
@@ -183,6 +214,8 @@ static void bbr_update_bw(struct bbr *b, const struct mpt_cc_path *p,
 	bw = (uint64_t)((double)rs->delivered * 1e9 / (double)rs->interval_ns);
 	if (!rs->is_app_limited || bw >= bbr_max_bw(b))
 		mpt_minmax_running_max(&b->bw, b->bw_rtts, b->round_count, bw);
+	if (!rs->is_app_limited)
+		b->bw_proven = true;
 }
 
 /* draft 4.3.4.2 / tcp_bbr.c bbr_is_next_cycle_phase */
@@ -215,7 +248,12 @@ static void bbr_check_full_bw(struct bbr *b, const struct mpt_rate_sample *rs)
 {
 	uint64_t bw = bbr_max_bw(b);
 
-	if (b->full_bw_reached || !b->round_start || rs->is_app_limited)
+	if (b->full_bw_reached || !b->round_start)
+		return;
+	/* an app-limited round says nothing about growth, unless at least a BDP was in
+	 * flight anyway (a multipath scheduler feeds a path in bursts: such a path
+	 * would otherwise stay in Startup, at 2.89 BDP, for as long as it is shared) */
+	if (rs->is_app_limited && rs->prior_in_flight < bbr_bdp(b, bw, 1.0))
 		return;
 	if ((double)bw >= (double)b->full_bw * b->full_bw_thresh) {
 		b->full_bw = bw;
@@ -224,6 +262,31 @@ static void bbr_check_full_bw(struct bbr *b, const struct mpt_rate_sample *rs)
 	}
 	if (++b->full_bw_rounds >= b->full_bw_cnt)
 		b->full_bw_reached = 1;
+}
+
+/*
+ * draft-ietf-ccwg-bbr (BBRv3) 4.3.1.3 BBRCheckStartupHighLoss: Startup also ends at a
+ * round with at least startup_full_loss_cnt loss events and a loss rate above
+ * loss_thresh: the pipe is full and the buffer overflows. v1 ignores loss in Startup;
+ * a path a multipath scheduler feeds in bursts may stay in Startup long, and each burst
+ * at 2.89 BDP then overflows a shallow buffer. Evaluated at each round start.
+ */
+static void bbr_check_startup_loss(struct bbr *b, const struct mpt_cc_path *p)
+{
+	uint64_t delivered;
+
+	if (!b->round_start)
+		return;
+	delivered = p->delivered - b->round_delivered;
+	if (b->mode == MPT_CC_STARTUP && !b->full_bw_reached && b->startup_full_loss_cnt &&
+	    b->round_loss_events >= b->startup_full_loss_cnt &&
+	    (double)b->round_lost > b->loss_thresh * (double)(delivered + b->round_lost)) {
+		b->full_bw_reached = 1;
+		b->startup_loss_exits++;
+	}
+	b->round_lost = 0;
+	b->round_loss_events = 0;
+	b->round_delivered = p->delivered;
 }
 
 /* draft 4.3.2.3 / 4.3.3: Startup -> Drain -> ProbeBW */
@@ -246,13 +309,20 @@ static void bbr_update_min_rtt(struct mpt_cc *cc, struct bbr *b,
 {
 	uint64_t win = (uint64_t)b->min_rtt_win_ms * MPT_NSEC_PER_MSEC;
 	bool expired = b->min_rtt_ns && now > b->min_rtt_stamp + win;
+	/* mptund: one path of a session probes at a time; a path whose turn comes while
+	 * another drains keeps its (expired) RTprop and starts when that one is done */
+	bool defer = expired && b->probe_rtt_ms && p->probe_rtt_busy &&
+		     b->mode != MPT_CC_PROBE_RTT;
 
-	if (rs->rtt_ns && (!b->min_rtt_ns || rs->rtt_ns < b->min_rtt_ns || expired)) {
+	if (defer)
+		b->probe_rtt_deferred++;
+	if (rs->rtt_ns && (!b->min_rtt_ns || rs->rtt_ns < b->min_rtt_ns ||
+			   (expired && !defer))) {
 		b->min_rtt_ns = rs->rtt_ns;
 		b->min_rtt_stamp = now;
 	}
 
-	if (b->probe_rtt_ms && expired && b->mode != MPT_CC_PROBE_RTT) {
+	if (b->probe_rtt_ms && expired && !defer && b->mode != MPT_CC_PROBE_RTT) {
 		bbr_save_cwnd(cc, b);
 		bbr_set_mode(cc, b, MPT_CC_PROBE_RTT);
 		b->pacing_gain = 1.0;
@@ -262,9 +332,8 @@ static void bbr_update_min_rtt(struct mpt_cc *cc, struct bbr *b,
 	}
 	if (b->mode != MPT_CC_PROBE_RTT)
 		return;
-	if (!b->probe_rtt_done_stamp &&
-	    p->in_flight <= (uint64_t)b->min_cwnd_pkts * b->mss) {
-		/* drained to the minimum: hold it probe_rtt_ms and one full round */
+	if (!b->probe_rtt_done_stamp && p->in_flight <= bbr_probe_rtt_cwnd(b)) {
+		/* drained to the ProbeRTT window: hold it probe_rtt_ms and one round */
 		b->probe_rtt_done_stamp = now + (uint64_t)b->probe_rtt_ms * MPT_NSEC_PER_MSEC;
 		b->probe_rtt_round_done = false;
 		b->next_rtt_delivered = p->delivered;
@@ -347,12 +416,14 @@ static void bbr_set_cwnd(struct mpt_cc *cc, struct bbr *b, const struct mpt_cc_p
 	cc->cwnd = MPT_MAX(cc->cwnd, min_cwnd);
 done:
 	if (b->mode == MPT_CC_PROBE_RTT)
-		cc->cwnd = MPT_MIN(cc->cwnd, min_cwnd);
+		cc->cwnd = MPT_MIN(cc->cwnd, bbr_probe_rtt_cwnd(b));
 }
 
 static void bbr_publish(struct mpt_cc *cc, const struct bbr *b)
 {
-	cc->btlbw = bbr_max_bw(b);
+	/* schedulers get the estimate once a sample that was not app-limited proved it
+	 * (cc.h): a path that only carried probes or a trickle has not shown its rate */
+	cc->btlbw = b->bw_proven ? bbr_max_bw(b) : 0;
 	cc->min_rtt_ns = b->min_rtt_ns;
 	cc->state = (uint8_t)b->mode;
 }
@@ -366,12 +437,14 @@ static void bbr_on_ack(struct mpt_cc *cc, const struct mpt_cc_path *p,
 
 	if (p->mss)
 		b->mss = p->mss;
+	b->capacity = p->capacity;
 	/* ProbeRTT's low-rate samples count as app-limited (see bbr_mark_probe_rtt) */
 	if (b->probe_rtt_app_mark && r.prior_delivered <= b->probe_rtt_app_mark)
 		r.is_app_limited = true;
 	bbr_update_bw(b, p, &r);
 	bbr_update_cycle(b, &r, now);
 	bbr_check_full_bw(b, &r);
+	bbr_check_startup_loss(b, p);
 	bbr_check_drain(cc, b, p, now);
 	bbr_update_min_rtt(cc, b, p, &r, now);
 	bbr_mark_probe_rtt(b, p);
@@ -386,6 +459,10 @@ static void bbr_on_loss(struct mpt_cc *cc, const struct mpt_cc_path *p,
 	struct bbr *b = bbr_of(cc);
 	uint64_t min_cwnd = (uint64_t)b->min_cwnd_pkts * b->mss;
 
+	if (lost_bytes) {
+		b->round_lost += lost_bytes;
+		b->round_loss_events++;
+	}
 	if (!b->loss_recovery || !lost_bytes)
 		return;
 	b->recovery_losses += lost_bytes;
@@ -401,7 +478,7 @@ static void bbr_on_loss(struct mpt_cc *cc, const struct mpt_cc_path *p,
 	}
 	cc->cwnd = MPT_MAX(cc->cwnd, min_cwnd);
 	if (b->mode == MPT_CC_PROBE_RTT)
-		cc->cwnd = MPT_MIN(cc->cwnd, min_cwnd);
+		cc->cwnd = MPT_MIN(cc->cwnd, bbr_probe_rtt_cwnd(b));
 }
 
 static void bbr_reset_state(struct mpt_cc *cc, struct bbr *b,
@@ -425,7 +502,12 @@ static void bbr_reset_state(struct mpt_cc *cc, struct bbr *b,
 	b->probe_rtt_done_stamp = 0;
 	b->probe_rtt_app_mark = 0;
 	b->has_seen_rtt = false;
+	b->bw_proven = false;
 	b->prior_cwnd = 0;
+	b->round_lost = 0;
+	b->round_loss_events = 0;
+	b->round_delivered = p->delivered;
+	b->capacity = p->capacity;
 	cc->cwnd = (uint64_t)b->init_cwnd_pkts * b->mss;
 	bbr_enter_startup(cc, b);
 	bbr_init_pacing(cc, b, p->srtt_ns);
@@ -510,6 +592,15 @@ static const struct mpt_param bbr_params[] = {
 	P_U("default_rtt_us", default_rtt_us, 1, 10000000, 1000,
 	    "RTT for the initial pacing rate before a sample, us "
 	    "(tcp_bbr.c bbr_init_pacing_rate_from_rtt)"),
+	P_U("startup_full_loss_cnt", startup_full_loss_cnt, 0, 1000, 6,
+	    "loss events in a round that end Startup with loss_thresh; 0 disables "
+	    "(draft-ietf-ccwg-bbr 4.3.1.3 BBRStartupFullLossCnt)"),
+	P_D("loss_thresh", loss_thresh, 0, 1, 0.02,
+	    "loss rate of a round that ends Startup, 2% "
+	    "(draft-ietf-ccwg-bbr 4.3.1.3 BBRLossThresh)"),
+	P_D("probe_rtt_cwnd_gain", probe_rtt_cwnd_gain, 0, 1, 0.5,
+	    "ProbeRTT window in BDPs, at least min_cwnd_pkts; 0 is v1's min_cwnd_pkts "
+	    "(draft-ietf-ccwg-bbr 4.3.4.3 BBRProbeRTTCwndGain)"),
 	{ .name = "loss_recovery", .type = MPT_PARAM_BOOL,
 	  .offset = offsetof(struct bbr, loss_recovery), .min = 0, .max = 1, .def = 1,
 	  .help = "packet conservation for a round after a loss (draft 4.2.3.4; "
@@ -530,6 +621,12 @@ static const struct mpt_stat bbr_stats[] = {
 	  .offset = offsetof(struct bbr, cycle_idx), .help = "ProbeBW gain cycle phase" },
 	{ .name = "probe_rtt_count", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct bbr, probe_rtt_count), .help = "ProbeRTT entries" },
+	{ .name = "probe_rtt_deferred", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct bbr, probe_rtt_deferred),
+	  .help = "ACKs on which a due ProbeRTT waited for another path's to end" },
+	{ .name = "startup_loss_exits", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct bbr, startup_loss_exits),
+	  .help = "Startups ended by a high-loss round (BBRv3)" },
 };
 
 const struct mpt_cc_ops mpt_cc_bbr = {

@@ -102,6 +102,7 @@ struct cubic {
 	bool in_css;
 	bool alpha_is_one;
 	bool round_start;
+	bool bw_proven;			/* a sample that was not app-limited was taken */
 };
 _Static_assert(sizeof(struct cubic) <= MPT_CC_PRIV_SIZE, "cubic state too large");
 
@@ -283,7 +284,7 @@ static void cubic_publish(struct mpt_cc *cc, struct cubic *c, const struct mpt_c
 		c->cwnd_bytes = min_cwnd_bytes(c);
 	cc->cwnd = (uint64_t)c->cwnd_bytes;
 	cubic_set_pacing(cc, c, p);
-	cc->btlbw = mpt_minmax_get(&c->bw);
+	cc->btlbw = c->bw_proven ? mpt_minmax_get(&c->bw) : 0;	/* cc.h: proven */
 	cc->min_rtt_ns = p->min_rtt_ns;
 	cc->state = (uint8_t)c->mode;
 }
@@ -308,6 +309,8 @@ static void cubic_update_round_and_bw(struct cubic *c, const struct mpt_cc_path 
 	bw = (uint64_t)((double)rs->delivered * 1e9 / (double)rs->interval_ns);
 	if (!rs->is_app_limited || bw >= mpt_minmax_get(&c->bw))
 		mpt_minmax_running_max(&c->bw, c->btlbw_rounds, c->round_count, bw);
+	if (!rs->is_app_limited)
+		c->bw_proven = true;
 }
 
 static void cubic_on_ack(struct mpt_cc *cc, const struct mpt_cc_path *p,
@@ -394,6 +397,7 @@ static void cubic_reset_state(struct mpt_cc *cc, struct cubic *c,
 	c->in_css = false;
 	c->alpha_is_one = false;
 	mpt_minmax_reset(&c->bw, c->round_count, 0);
+	c->bw_proven = false;
 	c->mode = MPT_CC_SLOW_START;
 	c->region = REGION_SLOW_START;
 	cubic_publish(cc, c, p);

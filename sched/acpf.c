@@ -64,6 +64,8 @@ struct acpf {
 	uint32_t mode;			/* enum acpf_mode */
 	uint32_t initial;		/* enum acpf_initial */
 	bool probe_rtt_pause;
+	bool arrival;			/* arrival-aware spill-over (cpf_select.h) */
+	double spill_frac;
 
 	/* state */
 	double frac;			/* the synchronized cw_frac */
@@ -213,7 +215,7 @@ static uint32_t acpf_pick(void *priv, const struct mpt_sched_ctx *ctx,
 
 	acpf_catch_up(a, ctx);
 	update_live(a, ctx, window);
-	best = mpt_cpf_select(ctx, window);
+	best = mpt_cpf_select(ctx, window, pkt->len, a->arrival ? a->spill_frac : -1);
 	if (best < 0) {
 		a->holds++;
 		return 0;
@@ -283,7 +285,15 @@ static const struct mpt_param acpf_params[] = {
 	{ .name = "probe_rtt_pause", .type = MPT_PARAM_BOOL,
 	  .offset = offsetof(struct acpf, probe_rtt_pause), .min = 0, .max = 1, .def = 1,
 	  .help = "pause the management while a path's BBR is in ProbeRTT (sec. 4.1)" },
+	MPT_SCHED_ARRIVAL_PARAMS(struct acpf),
 };
+
+static bool acpf_in_order(const void *priv)
+{
+	const struct acpf *c = priv;
+
+	return c->arrival;
+}
 
 static const struct mpt_stat acpf_stats[] = {
 	{ .name = "cw_frac", .type = MPT_STAT_DOUBLE, .kind = MPT_STAT_GAUGE,
@@ -319,6 +329,7 @@ const struct mpt_sched_ops mpt_sched_acpf = {
 	.name = "acpf",
 	.summary = "adaptive cheapest path first: CPF on a managed cwnd fraction (ACPF paper)",
 	.pick = acpf_pick,
+	.in_order = acpf_in_order,
 	.init = acpf_init,
 	.tick = acpf_tick,
 	.params_changed = acpf_params_changed,

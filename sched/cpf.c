@@ -7,7 +7,13 @@
  * (in_flight >= cwnd); the packet goes to the cheapest path that is not full, so a
  * more expensive path only carries what overflows the cheaper ones. When every path is
  * full (or down) the packet is held until an ACK, a loss or a tick frees room.
- * The algorithm has no constants, hence no tunables.
+ *
+ * Arrival awareness (ours, on by default; arrival.h): a dearer path takes a packet only
+ * when the rate offered to the session reaches spill_frac of what the cheaper paths
+ * carry and the packet would arrive before the cheaper paths could deliver the queue;
+ * otherwise the packet waits for a cheaper path. Without it (arrival = 0, the paper's
+ * CPF) a bursty sender spills onto dear paths and a slow dear path holds the fast
+ * cheap path's packets in the receiver's reorder buffer.
  */
 #include <mptund/sched.h>
 
@@ -15,6 +21,10 @@
 #include "sched_modules.h"
 
 struct cpf {
+	/* tunables */
+	bool arrival;			/* arrival-aware spill-over */
+	double spill_frac;		/* offered rate / cheaper paths' rate to spill */
+
 	uint64_t picks[MPT_MAX_PATHS];	/* decisions per path (stat) */
 	uint64_t holds;			/* decisions that held the packet (stat) */
 };
@@ -33,13 +43,24 @@ static uint32_t cpf_pick(void *priv, const struct mpt_sched_ctx *ctx,
 
 	for (unsigned i = 0; i < ctx->npaths; i++)
 		window[i] = ctx->paths[i].cwnd;
-	best = mpt_cpf_select(ctx, window);
+	best = mpt_cpf_select(ctx, window, pkt->len, cpf->arrival ? cpf->spill_frac : -1);
 	if (best < 0) {
 		cpf->holds++;
 		return 0;
 	}
 	cpf->picks[best]++;
 	return 1u << best;
+}
+
+static const struct mpt_param cpf_params[] = {
+	MPT_SCHED_ARRIVAL_PARAMS(struct cpf),
+};
+
+static bool cpf_in_order(const void *priv)
+{
+	const struct cpf *c = priv;
+
+	return c->arrival;
 }
 
 static const struct mpt_stat cpf_stats[] = {
@@ -55,8 +76,11 @@ const struct mpt_sched_ops mpt_sched_cpf = {
 	.name = "cpf",
 	.summary = "cheapest path first / strict priority by cost (ACPF paper, sec. 3.1)",
 	.pick = cpf_pick,
+	.in_order = cpf_in_order,
 	.init = cpf_init,
 	.priv_size = sizeof(struct cpf),
+	.params = cpf_params,
+	.nparams = MPT_ARRAY_SIZE(cpf_params),
 	.stats = cpf_stats,
 	.nstats = MPT_ARRAY_SIZE(cpf_stats),
 };

@@ -2,29 +2,37 @@
 /*
  * The ranking shared by the cheapest-path family (cpf, acpf): among the paths that
  * are up and have in_flight < window[i], the one with the lowest configured cost,
- * ties broken by the lower path id (ACPF paper, section 3.1). A linear scan over
- * K <= MPT_MAX_PATHS paths: no sort per packet.
+ * ties broken by the lower path id (ACPF paper, section 3.1). With arrival awareness
+ * (arrival.h) only the needed paths (by cost and offered rate) that are useful (in
+ * time) take part; otherwise the packet waits. A scan over K <= MPT_MAX_PATHS paths.
  */
 #ifndef MPTUND_SCHED_CPF_SELECT_H
 #define MPTUND_SCHED_CPF_SELECT_H
 
 #include <mptund/sched.h>
 
-/* Index of the cheapest path with room under window[], or -1 when every path is full
- * or down (the packet is held). */
-static inline int mpt_cpf_select(const struct mpt_sched_ctx *ctx, const uint64_t *window)
+#include "arrival.h"
+
+/* Index of the cheapest eligible path with room under window[], or -1 when every such
+ * path is full or down (the packet is held). spill_frac < 0: no arrival awareness
+ * (the paper's CPF); otherwise the "needed" fraction of mpt_arrival_needed. */
+static inline int mpt_cpf_select(const struct mpt_sched_ctx *ctx, const uint64_t *window,
+				 uint32_t len, double spill_frac)
 {
-	int best = -1;
+	uint8_t order[MPT_MAX_PATHS];
+	uint32_t ok = ~0u;
 
-	for (unsigned i = 0; i < ctx->npaths; i++) {
-		const struct mpt_path_view *v = &ctx->paths[i];
+	mpt_arrival_cost_order(ctx, order);
+	if (spill_frac >= 0)
+		ok = mpt_arrival_useful_ordered(ctx, order, mpt_arrival_needed(ctx, spill_frac),
+						window, len);
+	for (unsigned k = 0; k < ctx->npaths; k++) {
+		unsigned i = order[k];
 
-		if (!mpt_path_has_room(v, window[i]))
-			continue;
-		if (best < 0 || v->cost < ctx->paths[best].cost)
-			best = (int)i;
+		if ((ok >> i & 1) && mpt_path_has_room(&ctx->paths[i], window[i]))
+			return (int)i;
 	}
-	return best;
+	return -1;
 }
 
 #endif

@@ -16,6 +16,7 @@
  */
 #include <mptund/sched.h>
 
+#include "arrival.h"
 #include "pathsel.h"
 #include "sched_modules.h"
 
@@ -40,6 +41,7 @@ struct egreedy {
 	uint32_t mode;
 	double redraw_ms;
 	uint32_t nflows;
+	bool arrival;
 
 	/* state */
 	uint64_t start;
@@ -72,10 +74,12 @@ static double eg_epsilon(struct egreedy *eg, uint64_t now)
 }
 
 /* One epsilon-greedy decision among the paths with room; -1 when none has room. */
-static int eg_draw(struct egreedy *eg, const struct mpt_sched_ctx *ctx)
+static int eg_draw(struct egreedy *eg, const struct mpt_sched_ctx *ctx, uint32_t len)
 {
 	uint32_t room = mpt_pathsel_room_mask(ctx);
 
+	if (room && eg->arrival)	/* ours: slower paths only when in time */
+		room &= mpt_arrival_useful(ctx, ~0u, NULL, len);
 	if (!room)
 		return -1;
 	if (mpt_rng_double(ctx->rng) < eg_epsilon(eg, ctx->now)) {
@@ -83,7 +87,7 @@ static int eg_draw(struct egreedy *eg, const struct mpt_sched_ctx *ctx)
 		return (int)mpt_pathsel_random(ctx->rng, room);
 	}
 	eg->exploitations++;
-	return mpt_pathsel_minrtt(ctx);
+	return mpt_pathsel_minrtt_in(ctx, room);
 }
 
 /* The flow's slot: found, or a free one, or the least recently seen (evicted). */
@@ -115,7 +119,7 @@ static uint32_t eg_pick(void *priv, const struct mpt_sched_ctx *ctx,
 	int p;
 
 	if (eg->mode == EG_PACKET) {
-		p = eg_draw(eg, ctx);
+		p = eg_draw(eg, ctx, pkt->len);
 		if (p < 0)
 			return 0;
 		eg->picks[p]++;
@@ -132,7 +136,7 @@ static uint32_t eg_pick(void *priv, const struct mpt_sched_ctx *ctx,
 		eg->picks[f->path]++;
 		return 1u << f->path;
 	}
-	p = eg_draw(eg, ctx);
+	p = eg_draw(eg, ctx, pkt->len);
 	if (p < 0)
 		return 0;
 	f->used = true;
@@ -146,6 +150,7 @@ static const char *const eg_decays[] = { "none", "inverse", NULL };
 static const char *const eg_modes[] = { "packet", "flow", NULL };
 
 static const struct mpt_param eg_params[] = {
+	MPT_SCHED_ARRIVAL_PARAM(struct egreedy),
 	{ .name = "epsilon", .type = MPT_PARAM_DOUBLE,
 	  .offset = offsetof(struct egreedy, epsilon), .min = 0, .max = 1, .def = 0.1,
 	  .help = "exploration probability epsilon (section 3.2: 0.1)" },
@@ -170,6 +175,13 @@ static const struct mpt_param eg_params[] = {
 	  .help = "flow granularity: flows remembered (LRU)" },
 };
 
+static bool egreedy_in_order(const void *priv)
+{
+	const struct egreedy *c = priv;
+
+	return c->arrival && c->mode == EG_PACKET;
+}
+
 static const struct mpt_stat eg_stats[] = {
 	{ .name = "epsilon", .type = MPT_STAT_DOUBLE, .kind = MPT_STAT_GAUGE,
 	  .offset = offsetof(struct egreedy, eps_now),
@@ -193,6 +205,7 @@ const struct mpt_sched_ops mpt_sched_egreedy = {
 	.summary = "epsilon-greedy: min-srtt path, random one with probability epsilon "
 		   "(axiomatic path selection, 3.2)",
 	.pick = eg_pick,
+	.in_order = egreedy_in_order,
 	.init = eg_init,
 	.priv_size = sizeof(struct egreedy),
 	.params = eg_params,

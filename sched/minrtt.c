@@ -8,13 +8,19 @@
  * (srtt 0) is tried first, so that it gets one (among several, the lower id): a new
  * or restarted path is otherwise invisible to an RTT ranking. Its cwnd still bounds
  * how much goes there before the first ACK. When no path has room the packet is held.
- * The algorithm has no constants, hence no tunables.
+ *
+ * Arrival awareness (ours, on by default; arrival.h): only paths that are useful for
+ * the queue's backlog take part, so a slower path with room takes a packet only when
+ * it arrives no later than it would behind the faster paths' windows (ECF, Lim et al.
+ * 2017). arrival = 0 is MPTCP's plain minRTT.
  */
 #include <mptund/sched.h>
 
+#include "arrival.h"
 #include "sched_modules.h"
 
 struct minrtt {
+	bool arrival;			/* tunable */
 	uint64_t picks[MPT_MAX_PATHS];	/* (stat) */
 	uint64_t probes;		/* picks of a path without an RTT sample (stat) */
 	uint64_t holds;			/* (stat) */
@@ -37,12 +43,13 @@ static uint32_t minrtt_pick(void *priv, const struct mpt_sched_ctx *ctx,
 			    const struct mpt_pkt_meta *pkt)
 {
 	struct minrtt *m = priv;
+	uint32_t ok = m->arrival ? mpt_arrival_eligible(ctx, pkt->len) : ~0u;
 	int best = -1;
 
 	for (unsigned i = 0; i < ctx->npaths; i++) {
 		const struct mpt_path_view *v = &ctx->paths[i];
 
-		if (!mpt_path_has_room(v, v->cwnd))
+		if (!(ok >> i & 1) || !mpt_path_has_room(v, v->cwnd))
 			continue;
 		if (best < 0 || better(v, &ctx->paths[best]))
 			best = (int)i;
@@ -55,6 +62,17 @@ static uint32_t minrtt_pick(void *priv, const struct mpt_sched_ctx *ctx,
 	if (!ctx->paths[best].srtt_ns)
 		m->probes++;
 	return 1u << best;
+}
+
+static const struct mpt_param minrtt_params[] = {
+	MPT_SCHED_ARRIVAL_PARAM(struct minrtt),
+};
+
+static bool minrtt_in_order(const void *priv)
+{
+	const struct minrtt *c = priv;
+
+	return c->arrival;
 }
 
 static const struct mpt_stat minrtt_stats[] = {
@@ -73,8 +91,11 @@ const struct mpt_sched_ops mpt_sched_minrtt = {
 	.name = "minrtt",
 	.summary = "lowest smoothed RTT among the paths with room (MPTCP default)",
 	.pick = minrtt_pick,
+	.in_order = minrtt_in_order,
 	.init = minrtt_init,
 	.priv_size = sizeof(struct minrtt),
+	.params = minrtt_params,
+	.nparams = MPT_ARRAY_SIZE(minrtt_params),
 	.stats = minrtt_stats,
 	.nstats = MPT_ARRAY_SIZE(minrtt_stats),
 };

@@ -46,6 +46,7 @@
 #include <mptund/sched.h>
 
 #include "olms_lp.h"
+#include "arrival.h"
 #include "pathsel.h"
 #include "sched_modules.h"
 
@@ -72,6 +73,7 @@ struct olms {
 	uint32_t cycle;
 	uint32_t choice;
 	bool monitor;
+	bool arrival;
 	uint32_t mon_q;
 	double mon_delta;
 	uint32_t mon_h;
@@ -338,6 +340,8 @@ static uint32_t olms_pick(void *priv, const struct mpt_sched_ctx *ctx,
 	for (uint32_t m = set; m; m &= m - 1)
 		o->in_set[__builtin_ctz(m)]++;
 	set &= room;
+	if (o->arrival)		/* ours: the set's slower paths only when in time */
+		set &= mpt_arrival_useful(ctx, set, NULL, pkt->len);
 	if (!set)
 		goto hold;
 	if (o->choice == OLMS_RANDOM) {
@@ -381,6 +385,7 @@ static const char *const olms_choices[] = { "highest", "random", NULL };
 static const char *const olms_bw_sources[] = { "cwnd", "btlbw", NULL };
 
 static const struct mpt_param olms_params[] = {
+	MPT_SCHED_ARRIVAL_PARAM(struct olms),
 	{ .name = "app", .type = MPT_PARAM_ENUM, .offset = offsetof(struct olms, app),
 	  .min = 0, .max = 1, .def = OLMS_MAXRTT, .enum_names = olms_apps,
 	  .help = "application: maxrtt = max bandwidth under an RTT cap (IV-A, eq. 4), "
@@ -435,6 +440,13 @@ static const struct mpt_param olms_params[] = {
 		  "h = 3, VI-D3)" },
 };
 
+static bool olms_in_order(const void *priv)
+{
+	const struct olms *c = priv;
+
+	return c->arrival;
+}
+
 static const struct mpt_stat olms_stats[] = {
 	{ .name = "bw_mean", .type = MPT_STAT_DOUBLE, .kind = MPT_STAT_GAUGE,
 	  .per_path = true, .offset = offsetof(struct olms, bw_mean),
@@ -479,6 +491,7 @@ const struct mpt_sched_ops mpt_sched_olms = {
 	.name = "olms",
 	.summary = "online learning: Thompson sampling + constrained LP (Cai et al., OLMS)",
 	.pick = olms_pick,
+	.in_order = olms_in_order,
 	.init = olms_init,
 	.on_ack = olms_on_ack,
 	.params_changed = olms_params_changed,

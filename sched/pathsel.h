@@ -9,21 +9,27 @@
 #include <mptund/rng.h>
 #include <mptund/sched.h>
 
-/* The path with room (up, in_flight < cwnd) with the lowest srtt, or -1. A path with
- * no RTT sample yet (srtt 0) ranks first, so that it gets measured. */
-static inline int mpt_pathsel_minrtt(const struct mpt_sched_ctx *ctx)
+/* The path of mask with room (up, in_flight < cwnd) with the lowest srtt, or -1. A
+ * path with no RTT sample yet (srtt 0) ranks first, so that it gets measured. */
+static inline int mpt_pathsel_minrtt_in(const struct mpt_sched_ctx *ctx, uint32_t mask)
 {
 	int best = -1;
 
 	for (unsigned i = 0; i < ctx->npaths; i++) {
 		const struct mpt_path_view *v = &ctx->paths[i];
 
-		if (!mpt_path_has_room(v, v->cwnd))
+		if (!(mask >> i & 1) || !mpt_path_has_room(v, v->cwnd))
 			continue;
 		if (best < 0 || v->srtt_ns < ctx->paths[best].srtt_ns)
 			best = (int)i;
 	}
 	return best;
+}
+
+/* The path with room with the lowest srtt, or -1. */
+static inline int mpt_pathsel_minrtt(const struct mpt_sched_ctx *ctx)
+{
+	return mpt_pathsel_minrtt_in(ctx, ~0u);
 }
 
 /* Mask of the paths with room. */

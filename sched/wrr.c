@@ -12,15 +12,20 @@
  * path's share is w_i within 1/n, and picks interleave instead of coming in runs.
  * Paths without room do not take part and do not accumulate credit, so a full path
  * gets no burst when it frees up. When no path has room the packet is held.
- * The algorithm has no constants, hence no tunables.
+ *
+ * Arrival awareness (ours, on by default; arrival.h): only the paths useful for the
+ * queue's backlog are eligible, so a slow path's turn waits until a packet sent there
+ * arrives no later than through the faster paths (ECF, Lim et al. 2017).
  */
 #include <mptund/sched.h>
 
+#include "arrival.h"
 #include "sched_modules.h"
 
 enum wrr_source { WRR_CONFIGURED, WRR_BTLBW, WRR_EQUAL };
 
 struct wrr {
+	bool arrival;			/* tunable */
 	double credit[MPT_MAX_PATHS];
 	uint64_t picks[MPT_MAX_PATHS];	/* (stat) */
 	double share[MPT_MAX_PATHS];	/* normalised weight over the up paths (stat) */
@@ -64,6 +69,7 @@ static uint32_t wrr_pick(void *priv, const struct mpt_sched_ctx *ctx,
 {
 	struct wrr *w = priv;
 	enum wrr_source src = weight_source(ctx);
+	uint32_t ok = w->arrival ? mpt_arrival_eligible(ctx, pkt->len) : ~0u;
 	double up_sum = 0, room_sum = 0;
 	int best = -1;
 
@@ -72,7 +78,7 @@ static uint32_t wrr_pick(void *priv, const struct mpt_sched_ctx *ctx,
 
 		if (v->up)
 			up_sum += raw_weight(v, src);
-		if (mpt_path_has_room(v, v->cwnd))
+		if ((ok >> i & 1) && mpt_path_has_room(v, v->cwnd))
 			room_sum += raw_weight(v, src);
 	}
 	w->source = src;
@@ -86,7 +92,7 @@ static uint32_t wrr_pick(void *priv, const struct mpt_sched_ctx *ctx,
 	for (unsigned i = 0; i < ctx->npaths; i++) {
 		const struct mpt_path_view *v = &ctx->paths[i];
 
-		if (!mpt_path_has_room(v, v->cwnd))
+		if (!(ok >> i & 1) || !mpt_path_has_room(v, v->cwnd))
 			continue;
 		w->credit[i] += raw_weight(v, src) / room_sum;
 		if (best < 0 || w->credit[i] > w->credit[best])
@@ -104,6 +110,17 @@ static void wrr_path_change(void *priv, const struct mpt_sched_ctx *ctx, unsigne
 
 	if (path < MPT_MAX_PATHS)
 		w->credit[path] = 0;
+}
+
+static const struct mpt_param wrr_params[] = {
+	MPT_SCHED_ARRIVAL_PARAM(struct wrr),
+};
+
+static bool wrr_in_order(const void *priv)
+{
+	const struct wrr *c = priv;
+
+	return c->arrival;
 }
 
 static const struct mpt_stat wrr_stats[] = {
@@ -125,9 +142,12 @@ const struct mpt_sched_ops mpt_sched_wrr = {
 	.name = "wrr",
 	.summary = "smooth weighted round-robin by configured weight or btlbw (reference)",
 	.pick = wrr_pick,
+	.in_order = wrr_in_order,
 	.init = wrr_init,
 	.on_path_change = wrr_path_change,
 	.priv_size = sizeof(struct wrr),
+	.params = wrr_params,
+	.nparams = MPT_ARRAY_SIZE(wrr_params),
 	.stats = wrr_stats,
 	.nstats = MPT_ARRAY_SIZE(wrr_stats),
 };

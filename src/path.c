@@ -73,6 +73,8 @@ void mpt_path_cc_view(const struct mpt_path *p, struct mpt_cc_path *cp, uint32_t
 	cp->min_rtt_ns = p->rec.have_rtt ? p->rec.min_rtt_ns : 0;
 	cp->mss = mss;
 	cp->app_limited = p->rec.app_limited != 0;
+	cp->probe_rtt_busy = false;	/* the session knows: mpt_session_cc_view */
+	cp->capacity = p->capacity;
 }
 
 int mpt_path_set_cc(struct mpt_path *p, const struct mpt_cc_ops *ops,
@@ -135,6 +137,7 @@ void mpt_path_fill_view(const struct mpt_path *p, struct mpt_path_view *v, uint3
 	v->delivered_bytes = r->acked_bytes;
 	v->lost_pkts = r->lost_pkts;
 	v->lost_bytes = r->lost_bytes;
+	v->queued_bytes = p->txq.bytes;
 }
 
 int mpt_udp_socket(int family, char *err, size_t errlen)

@@ -36,6 +36,26 @@ void mpt_pkt_pool_free(struct mpt_pkt_pool *pool)
 	pool->free = NULL;
 }
 
+struct mpt_pkt *mpt_pktq_take_at(struct mpt_pktq *q, uint64_t offset)
+{
+	struct mpt_pkt *prev = NULL, *p = q->head;
+	uint64_t end = 0;
+
+	while (p && p->next && (end += p->len) <= offset) {
+		prev = p;
+		p = p->next;
+	}
+	if (!prev)
+		return mpt_pktq_pop(q);
+	prev->next = p->next;
+	if (q->tail == p)
+		q->tail = prev;
+	q->pkts--;
+	q->bytes -= p->len;
+	p->next = NULL;
+	return p;
+}
+
 void mpt_pktq_purge(struct mpt_pktq *q, struct mpt_pkt_pool *pool)
 {
 	struct mpt_pkt *p;

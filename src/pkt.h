@@ -102,6 +102,10 @@ static inline struct mpt_pkt *mpt_pktq_pop(struct mpt_pktq *q)
 	return p;
 }
 
+/* Remove and return the packet at byte offset `offset` of q: the first packet whose end
+ * lies beyond it (the tail when q is shorter); NULL when q is empty. */
+struct mpt_pkt *mpt_pktq_take_at(struct mpt_pktq *q, uint64_t offset);
+
 /* Return every packet of q to the pool. */
 void mpt_pktq_purge(struct mpt_pktq *q, struct mpt_pkt_pool *pool);
 

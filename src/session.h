@@ -47,6 +47,7 @@ struct mpt_session_stats {
 	uint64_t holds;				/* pick answered hold */
 	uint64_t picks[MPT_MAX_PATHS];		/* packets scheduled per path */
 	uint64_t copies;			/* extra copies of redundant picks */
+	uint64_t in_order_takes;		/* picks sent a packet past the head */
 	uint64_t handshakes;			/* completed */
 	uint64_t rekeys;
 	uint64_t drops[MPT_WIRE_REASON_COUNT];	/* received, by reason */
@@ -78,6 +79,8 @@ struct mpt_session {
 	uint64_t next_tick_ns;
 	struct mpt_pktq squeue;
 	uint64_t next_dsn;
+	uint64_t offered_rate;		/* bytes/s into squeue, exponentially smoothed */
+	uint64_t offered_ns;		/* time of its latest update */
 	struct mpt_path_view views[MPT_MAX_PATHS];
 
 	/* paths: index = path id on the wire */
@@ -140,6 +143,8 @@ void mpt_session_send_control(struct mpt_session *s, struct mpt_path *p,
 			      const struct mpt_probe *probe_ack, uint64_t now);
 void mpt_session_sched_ctx(struct mpt_session *s, struct mpt_sched_ctx *ctx, uint64_t now);
 void mpt_session_refresh_views(struct mpt_session *s);
+/* Bytes/s entering the scheduler queue, smoothed over ~100 ms (decayed to now). */
+uint64_t mpt_session_offered_rate(struct mpt_session *s, uint64_t now);
 void mpt_session_liveness(struct mpt_session *s, uint64_t now);
 void mpt_session_heard(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,

@@ -32,6 +32,18 @@ void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
 	}
 }
 
+/* Another path of the session is in ProbeRTT (cc.h: paths probe one at a time). */
+static bool probe_rtt_busy(const struct mpt_session *s, const struct mpt_path *p)
+{
+	for (unsigned i = 0; i < s->npaths; i++) {
+		const struct mpt_path *o = &s->paths[i];
+
+		if (o != p && o->used && o->cc.state == MPT_CC_PROBE_RTT && mpt_path_usable(o))
+			return true;
+	}
+	return false;
+}
+
 static void on_ack(struct mpt_session *s, const struct mpt_ack_info *ack, uint64_t now)
 {
 	struct mpt_path *p = &s->paths[ack->path_id];
@@ -49,6 +61,7 @@ static void on_ack(struct mpt_session *s, const struct mpt_ack_info *ack, uint64
 	if (ev.acked_pkts) {
 		mpt_session_heard(s, p, now);	/* our packets reach the peer */
 		mpt_path_cc_view(p, &cp, s->d->inner_mtu);
+		cp.probe_rtt_busy = probe_rtt_busy(s, p);
 		p->cc_ops->on_ack(&p->cc, &cp, &rs, now);
 		p->pto_backoff = 0;
 		p->pto_at = p->rec.in_flight ? now + mpt_recovery_pto(&p->rec) : 0;

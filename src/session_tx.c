@@ -13,6 +13,7 @@
 #include <netinet/udp.h>
 #include <string.h>
 
+#include "arrival.h"
 #include "daemon.h"
 #include "log.h"
 #include "session.h"
@@ -289,6 +290,27 @@ void mpt_session_send_probe(struct mpt_session *s, struct mpt_path *p, uint64_t 
 }
 
 /*
+ * The packet for a pick: the head of the queue, or, for one path of a scheduler that
+ * allows it (ops->in_order), the packet as far into the queue as the other paths
+ * deliver before a packet sent on this one arrives (mpt_arrival_lead): it then
+ * arrives in order instead of holding the faster paths' packets at the receiver.
+ */
+static struct mpt_pkt *take(struct mpt_session *s, const struct mpt_sched_ctx *ctx,
+			    uint32_t mask)
+{
+	uint64_t lead;
+
+	if (s->squeue.pkts < 2 || (mask & (mask - 1)) || !s->sched->in_order ||
+	    !s->sched->in_order(s->sched_priv))
+		return mpt_pktq_pop(&s->squeue);
+	lead = mpt_arrival_lead(ctx, (unsigned)__builtin_ctz(mask), s->squeue.head->len);
+	if (lead <= s->squeue.head->len)
+		return mpt_pktq_pop(&s->squeue);
+	s->st.in_order_takes++;
+	return mpt_pktq_take_at(&s->squeue, lead);
+}
+
+/*
  * Hand queued packets to paths. The views are built once per call: while packets
  * move only the chosen path's in-flight changes (nothing is sent or acked here), so
  * the loop updates that field and the queue length instead of rebuilding them.
@@ -320,7 +342,7 @@ static void schedule(struct mpt_session *s, uint64_t now)
 			s->st.holds++;
 			return;
 		}
-		pkt = mpt_pktq_pop(&s->squeue);
+		pkt = take(s, &ctx, mask);
 		while (mask) {
 			unsigned i = (unsigned)__builtin_ctz(mask);
 			struct mpt_pkt *copy = pkt;
@@ -338,6 +360,7 @@ static void schedule(struct mpt_session *s, uint64_t now)
 			}
 			s->st.picks[i]++;
 			s->views[i].in_flight += copy->len;
+			s->views[i].queued_bytes += copy->len;
 			mpt_pktq_push(&s->paths[i].txq, copy);
 		}
 	}
@@ -368,11 +391,14 @@ void mpt_session_flush(struct mpt_session *s, uint64_t now)
 
 		if (!p->used)
 			continue;
-		flush_path(s, p, now);
-		/* draft-cheng 3.4: nothing to send and room in cwnd: app-limited */
-		if (!s->squeue.head && !p->txq.head && p->rec.in_flight < p->cc.cwnd &&
-		    !p->rec.app_limited)
+		/* draft-cheng 3.4 with the scheduler as the path's application: room left
+		 * in cwnd after the scheduler's turn (queue empty, or packets held for
+		 * other paths by cost, arrival or a live window) is app-limited, marked
+		 * before the path's queued packets leave so that they carry the mark and
+		 * the controller does not take the scheduler's choice for the path's rate */
+		if (mpt_path_in_flight(p) < p->cc.cwnd && !p->rec.app_limited)
 			mpt_recovery_on_app_limited(&p->rec);
+		flush_path(s, p, now);
 	}
 	mpt_session_arm(s, now);
 }

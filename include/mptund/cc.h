@@ -43,6 +43,10 @@ struct mpt_cc_path {
 	uint64_t min_rtt_ns;	/* lowest RTT sample seen (0 before the first) */
 	uint32_t mss;		/* largest datagram payload counted in cwnd */
 	bool app_limited;	/* the sender currently has nothing to send */
+	bool probe_rtt_busy;	/* another path of the session is draining for an RTT
+				 * probe: one that would start now waits its turn, so
+				 * that the session's paths never dip together */
+	uint64_t capacity;	/* configured capacity of the path, bytes/s; 0 none */
 };
 
 /*
@@ -64,7 +68,10 @@ struct mpt_cc {
 	/* outputs, maintained by the controller */
 	uint64_t cwnd;			/* bytes */
 	uint64_t pacing_rate;		/* bytes per second; 0 = no pacing */
-	uint64_t btlbw;			/* bottleneck bandwidth estimate, bytes/s; 0 unknown */
+	uint64_t btlbw;			/* bottleneck bandwidth estimate, bytes/s; 0 while
+					 * unknown: published once a sample that was not
+					 * app-limited proved it (a path that only carried
+					 * probes or a trickle has not shown its rate) */
 	uint64_t min_rtt_ns;		/* controller's min-RTT estimate; 0 unknown */
 	uint8_t state;			/* enum mpt_cc_state */
 	/* private: tunables first, then state */

@@ -51,6 +51,7 @@ struct mpt_path_view {
 	uint64_t sent_pkts, sent_bytes;
 	uint64_t delivered_pkts, delivered_bytes;
 	uint64_t lost_pkts, lost_bytes;
+	uint64_t queued_bytes;		/* of in_flight, still waiting in the path's pacer */
 };
 
 /* Metadata of the packet being scheduled. */
@@ -68,6 +69,7 @@ struct mpt_sched_ctx {
 	uint64_t now;			/* monotonic ns */
 	uint32_t queue_pkts;		/* scheduler queue length, packets (incl. head) */
 	uint64_t queue_bytes;
+	uint64_t offered_rate;		/* bytes/s entering the queue, smoothed (~100 ms) */
 	struct mpt_rng *rng;		/* the session's seeded PRNG */
 };
 
@@ -92,6 +94,11 @@ struct mpt_sched_ops {
 	 * be skipped while it is idle: catch up on the elapsed ticks from ctx->now */
 	void (*tick)(void *priv, const struct mpt_sched_ctx *ctx);
 	void (*params_changed)(void *priv);
+	/* optional: true when a single-path answer may carry, instead of the head, the
+	 * queued packet that arrives in order on that path (sched/arrival.h,
+	 * mpt_arrival_lead): for schedulers that judge paths by arrival and do not pin
+	 * flows to paths */
+	bool (*in_order)(const void *priv);
 	uint64_t tick_ns;		/* 0: no tick */
 
 	size_t priv_size;		/* <= MPT_SCHED_PRIV_SIZE */

@@ -74,6 +74,7 @@ static void fix_init(struct fix *f, uint64_t cwnd_pkts, ...)
 	f->ops = mpt_sched_find("acpf");
 	assert_non_null(f->ops);
 	mpt_sched_prepare(f->priv, f->ops);
+	schedtest_paper(f->ops, f->priv);
 	va_start(ap, cwnd_pkts);
 	while ((name = va_arg(ap, const char *)) != NULL)
 		set_param(f, name, va_arg(ap, const char *));

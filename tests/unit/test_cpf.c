@@ -36,6 +36,7 @@ static void fix_init(struct fix *f, unsigned n, const uint32_t *cost, uint64_t c
 	f->ops = mpt_sched_find("cpf");
 	assert_non_null(f->ops);
 	mpt_sched_prepare(f->priv, f->ops);
+	schedtest_paper(f->ops, f->priv);
 	f->ops->init(f->priv, &f->ctx);
 }
 

@@ -21,7 +21,7 @@ static _Alignas(16) unsigned char priv[MPT_SCHED_PRIV_SIZE];
 
 static const struct mpt_sched_ops *setup(const char **kv, struct mpt_sched_ctx *ctx)
 {
-	const struct mpt_sched_ops *ops = schedtest_setup("egreedy", priv, kv, ctx);
+	const struct mpt_sched_ops *ops = schedtest_setup_paper("egreedy", priv, kv, ctx);
 
 	assert_non_null(ops);
 	return ops;

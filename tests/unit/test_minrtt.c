@@ -36,6 +36,7 @@ static void fix_init(struct fix *f, unsigned n, const uint64_t *srtt_ms, uint64_
 	f->ops = mpt_sched_find("minrtt");
 	assert_non_null(f->ops);
 	mpt_sched_prepare(f->priv, f->ops);
+	schedtest_paper(f->ops, f->priv);
 	f->ops->init(f->priv, &f->ctx);
 }
 

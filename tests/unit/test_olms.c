@@ -25,7 +25,7 @@ static const double vstar[4] = { 1.0 / 6, 0, 1, 5.0 / 6 };
 
 static const struct mpt_sched_ops *setup(const char **kv, struct mpt_sched_ctx *ctx)
 {
-	const struct mpt_sched_ops *ops = schedtest_setup("olms", priv, kv, ctx);
+	const struct mpt_sched_ops *ops = schedtest_setup_paper("olms", priv, kv, ctx);
 
 	assert_non_null(ops);
 	return ops;

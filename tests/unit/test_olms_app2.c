@@ -60,7 +60,7 @@ static const struct mpt_sched_ops *setup(const char *src, const char *c_b,
 	/* VI-C picks uniformly from the rounded set of L = 2 */
 	const char *kv[] = { "app", "bwcap", "choice", "random", "bw_source", src,
 			     "c_b_mbit", c_b, NULL };
-	const struct mpt_sched_ops *ops = schedtest_setup("olms", priv, kv, ctx);
+	const struct mpt_sched_ops *ops = schedtest_setup_paper("olms", priv, kv, ctx);
 	const struct mpt_param *ps;
 	double bws, rts;
 

@@ -127,6 +127,7 @@ static void test_olms_app1_random_converges(void **state)
 		cfg.paths[i] = path(MBIT(APP1_MBIT[i]), (uint64_t)(APP1_RTT_MS[i] * MS),
 				    APP1_LOSS[i]);
 	s = sim_session_new(&cfg);
+	assert_int_equal(sim_session_set_param(s, -1, "arrival", "0"), 0);	/* paper */
 	/* Application I picks uniformly from the rounded set (VI-B) */
 	assert_int_equal(sim_session_set_param(s, -1, "choice", "random"), 0);
 	/* b = cwnd / srtt as section V, as the comments above assume; with btlbw (smoother,
@@ -225,6 +226,7 @@ static void test_egreedy_explores_at_epsilon(void **state)
 	cfg.paths[0] = path(r, 20 * MS, 0);
 	cfg.paths[1] = path(r, 60 * MS, 0);
 	s = sim_session_new(&cfg);
+	assert_int_equal(sim_session_set_param(s, -1, "arrival", "0"), 0);	/* paper */
 	eps = sched_param(s, "epsilon");
 	sim_session_run_until(s, 10 * SEC);
 	ex = sched_stat(s, "explorations", 0);

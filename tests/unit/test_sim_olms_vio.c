@@ -130,6 +130,7 @@ static void test_olms_app1_sublinear_highest(void **state)
 					  APP1_LOSS[i]);
 	s = sim_session_new(&cfg);
 	assert_non_null(s);
+	assert_int_equal(sim_session_set_param(s, -1, "arrival", "0"), 0);	/* paper */
 	for (unsigned i = 0; i < K; i++) {
 		char bdp[32];
 

@@ -257,6 +257,7 @@ static void test_acpf_frac_falls_without_queue(void **state)
 	double min_frac, fall, f;
 
 	s = sim_session_new(&cfg);
+	assert_int_equal(sim_session_set_param(s, -1, "arrival", "0"), 0);	/* paper */
 	min_frac = acpf_param(s, "min_frac");
 	sim_session_run_until(s, 2 * SEC);
 	f = sched_stat(s, "cw_frac", 0);
@@ -292,6 +293,8 @@ static void run_split(const char *sched, double *sh0, double *rtt0, double *put)
 	struct sim_session_cfg cfg = two(sched, r, ACPF_OWD0, r, ACPF_OWD1, offered);
 	struct sim_session *s = sim_session_new(&cfg);
 
+	/* the paper's algorithms: arrival awareness keeps CPF's queue as shallow */
+	assert_int_equal(sim_session_set_param(s, -1, "arrival", "0"), 0);
 	sim_session_run_until(s, 2 * SEC);
 	sim_session_reset_stats(s);
 	sim_session_run_until(s, 12 * SEC);
@@ -408,6 +411,7 @@ static void test_wrr_follows_weights(void **state)
 	cfg.paths[0].weight = (uint32_t)w0;
 	cfg.paths[1].weight = (uint32_t)w1;
 	s = sim_session_new(&cfg);
+	assert_int_equal(sim_session_set_param(s, -1, "arrival", "0"), 0);	/* paper */
 	sim_session_run_until(s, 10 * SEC);
 	print_message("wrr 1:3 @0.5 sum: p0 share %.4f (want %.4f), holds %.0f, "
 		      "goodput %.3f of offered\n", share(s, 0), want0,

@@ -13,6 +13,8 @@
 
 #include <mptund/sched.h>
 
+#include "schedtest.h"
+
 #define PKT	1500u
 #define N	4000u		/* decisions per run */
 
@@ -39,6 +41,7 @@ static void fix_init(struct fix *f, unsigned n, const uint32_t *weight, const ui
 	f->ops = mpt_sched_find("wrr");
 	assert_non_null(f->ops);
 	mpt_sched_prepare(f->priv, f->ops);
+	schedtest_paper(f->ops, f->priv);
 	f->ops->init(f->priv, &f->ctx);
 }
 

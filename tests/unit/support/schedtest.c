@@ -6,29 +6,44 @@
 
 #include "schedtest.h"
 
-const struct mpt_sched_ops *schedtest_setup(const char *name, void *priv, const char **kv,
-					    const struct mpt_sched_ctx *ctx)
+int schedtest_set(const struct mpt_sched_ops *ops, void *priv, const char *name,
+		  const char *value)
+{
+	const struct mpt_param *p = mpt_param_find(ops->params, ops->nparams, name);
+	char err[160];
+
+	if (!p) {
+		fprintf(stderr, "schedtest: %s has no tunable '%s'\n", ops->name, name);
+		return -1;
+	}
+	if (mpt_param_parse(p, priv, value, err, sizeof(err)) < 0) {
+		fprintf(stderr, "schedtest: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+void schedtest_paper(const struct mpt_sched_ops *ops, void *priv)
+{
+	if (mpt_param_find(ops->params, ops->nparams, "arrival"))
+		schedtest_set(ops, priv, "arrival", "0");
+}
+
+static const struct mpt_sched_ops *setup(const char *name, void *priv, const char **kv,
+					 const struct mpt_sched_ctx *ctx, bool paper)
 {
 	const struct mpt_sched_ops *ops = mpt_sched_find(name);
-	char err[160];
 
 	if (!ops) {
 		fprintf(stderr, "schedtest: no scheduler '%s'\n", name);
 		return NULL;
 	}
 	mpt_sched_prepare(priv, ops);
-	for (; kv && kv[0]; kv += 2) {
-		const struct mpt_param *p = mpt_param_find(ops->params, ops->nparams, kv[0]);
-
-		if (!p) {
-			fprintf(stderr, "schedtest: %s has no tunable '%s'\n", name, kv[0]);
+	if (paper)
+		schedtest_paper(ops, priv);
+	for (; kv && kv[0]; kv += 2)
+		if (schedtest_set(ops, priv, kv[0], kv[1]) < 0)
 			return NULL;
-		}
-		if (mpt_param_parse(p, priv, kv[1], err, sizeof(err)) < 0) {
-			fprintf(stderr, "schedtest: %s\n", err);
-			return NULL;
-		}
-	}
 	ops->init(priv, ctx);
 	return ops;
 }
@@ -59,4 +74,17 @@ int schedtest_send_one(const struct mpt_sched_ops *ops, void *priv,
 		return -2;
 	paths[p].in_flight += len;
 	return p;
+}
+
+const struct mpt_sched_ops *schedtest_setup(const char *name, void *priv, const char **kv,
+					    const struct mpt_sched_ctx *ctx)
+{
+	return setup(name, priv, kv, ctx, false);
+}
+
+const struct mpt_sched_ops *schedtest_setup_paper(const char *name, void *priv,
+						  const char **kv,
+						  const struct mpt_sched_ctx *ctx)
+{
+	return setup(name, priv, kv, ctx, true);
 }

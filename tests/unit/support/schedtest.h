@@ -12,6 +12,17 @@
  */
 const struct mpt_sched_ops *schedtest_setup(const char *name, void *priv, const char **kv,
 					    const struct mpt_sched_ctx *ctx);
+/* The same with the paper's algorithm (schedtest_paper) before kv is applied. */
+const struct mpt_sched_ops *schedtest_setup_paper(const char *name, void *priv,
+						  const char **kv,
+						  const struct mpt_sched_ctx *ctx);
+/* Set one tunable of a prepared instance (before init); 0, or -1 with a message. */
+int schedtest_set(const struct mpt_sched_ops *ops, void *priv, const char *name,
+		  const char *value);
+/* The paper's algorithm: arrival awareness (sched/arrival.h) off where the scheduler
+ * has the switch. Tests of a paper's exact rule use it before init. */
+void schedtest_paper(const struct mpt_sched_ops *ops, void *priv);
+
 /* A declared statistic by name; NAN (and a message) when there is none. */
 double schedtest_stat(const struct mpt_sched_ops *ops, const void *priv, const char *name,
 		      unsigned path);

@@ -110,6 +110,7 @@ struct mpt_cc_path sim_cc_path(const struct sim_path *p)
 		.srtt_ns = p->rec.have_rtt ? p->rec.srtt_ns : 0,
 		.min_rtt_ns = p->rec.have_rtt ? p->rec.min_rtt_ns : 0,
 		.mss = p->cfg.mss,
+		.capacity = p->cfg.capacity,
 	};
 }
 
@@ -142,6 +143,7 @@ void sim_refresh_views(struct sim_session *s)
 		v->delivered_bytes = p->rec.acked_bytes;
 		v->lost_pkts = p->rec.lost_pkts;
 		v->lost_bytes = p->rec.lost_bytes;
+		v->queued_bytes = p->pacer.bytes;
 	}
 }
 
@@ -154,6 +156,7 @@ struct mpt_sched_ctx sim_sched_ctx(struct sim_session *s)
 		.queue_pkts = s->cfg.source_rate ? (uint32_t)s->q.n : s->cfg.queue_pkts,
 		.queue_bytes = s->cfg.source_rate ? s->q.bytes :
 			       (uint64_t)s->cfg.queue_pkts * s->cfg.pkt_len,
+		.offered_rate = s->cfg.source_rate ? s->cfg.source_rate : UINT64_MAX,
 		.rng = &s->rng,
 	};
 }
@@ -210,8 +213,15 @@ void sim_schedule(struct sim_session *s)
 				hand_to_path(s, i, meta.len);
 		queue_pop(s);
 	}
-	for (unsigned i = 0; i < s->npaths; i++)
+	for (unsigned i = 0; i < s->npaths; i++) {
+		struct sim_path *p = &s->p[i];
+
+		/* as the daemon (mpt_session_flush): room left after the scheduler's turn
+		 * is app-limited, marked before the path's queued packets go out */
+		if (p->rec.in_flight + p->pacer.bytes < p->cc.cwnd && !p->rec.app_limited)
+			mpt_recovery_on_app_limited(&p->rec);
 		pacer_kick(s, i);
+	}
 }
 
 /* ---- sender ---- */
@@ -323,8 +333,6 @@ static void pacer_kick(struct sim_session *s, unsigned i)
 		sim_fifo_pop(&p->pacer);
 		send_one(s, i, len);
 	}
-	if (queue_empty(s) && p->pacer.n == 0 && p->rec.in_flight < p->cc.cwnd)
-		mpt_recovery_on_app_limited(&p->rec);
 }
 
 static void report_loss(struct sim_session *s, unsigned i,
@@ -374,6 +382,9 @@ static void on_ack_rx(struct sim_session *s, unsigned i, struct mpt_ack_info *ac
 			p->st.rtt_samples++;
 		}
 		cp = sim_cc_path(p);
+		for (unsigned k = 0; k < s->npaths; k++)	/* as the daemon's session */
+			cp.probe_rtt_busy |= k != i && s->p[k].up &&
+					     s->p[k].cc.state == MPT_CC_PROBE_RTT;
 		p->ops->on_ack(&p->cc, &cp, &rs, s->now);
 		if (s->sops->on_ack) {
 			struct mpt_sched_ctx ctx = sim_sched_ctx(s);
