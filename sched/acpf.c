@@ -65,7 +65,6 @@ struct acpf {
 	uint32_t initial;		/* enum acpf_initial */
 	bool probe_rtt_pause;
 	bool arrival;			/* arrival-aware spill-over (cpf_select.h) */
-	double spill_frac;
 
 	/* state */
 	double frac;			/* the synchronized cw_frac */
@@ -215,7 +214,7 @@ static uint32_t acpf_pick(void *priv, const struct mpt_sched_ctx *ctx,
 
 	acpf_catch_up(a, ctx);
 	update_live(a, ctx, window);
-	best = mpt_cpf_select(ctx, window, pkt->len, a->arrival ? a->spill_frac : -1);
+	best = mpt_cpf_select(ctx, window, pkt->len, a->arrival);
 	if (best < 0) {
 		a->holds++;
 		return 0;

@@ -111,28 +111,17 @@ uint32_t mpt_arrival_useful(const struct mpt_sched_ctx *ctx, uint32_t among,
 	return mpt_arrival_useful_ordered(ctx, order, among, window, len);
 }
 
-uint32_t mpt_arrival_needed(const struct mpt_sched_ctx *ctx, double spill_frac)
+uint32_t mpt_arrival_needed(const struct mpt_sched_ctx *ctx)
 {
-	double offered = (double)ctx->offered_rate, carried = 0;
 	uint8_t order[MPT_MAX_PATHS];
-	uint32_t mask = 0;
 
-	if (spill_frac <= 0)
+	if (ctx->standing)
 		return ~0u;
 	mpt_arrival_cost_order(ctx, order);
-	for (unsigned k = 0; k < ctx->npaths; k++) {
-		const struct mpt_path_view *v = &ctx->paths[order[k]];
-
-		if (!v->up)
-			continue;
-		if (mask && offered < spill_frac * carried)
-			break;
-		mask |= 1u << order[k];
-		if (!v->btlbw)		/* unproven: taken to carry any rate */
-			break;
-		carried += (double)v->btlbw;
-	}
-	return mask;
+	for (unsigned k = 0; k < ctx->npaths; k++)
+		if (ctx->paths[order[k]].up)
+			return 1u << order[k];
+	return 0;
 }
 
 uint32_t mpt_arrival_eligible(const struct mpt_sched_ctx *ctx, uint32_t len)
@@ -154,7 +143,7 @@ uint64_t mpt_arrival_lead(const struct mpt_sched_ctx *ctx, unsigned j, uint32_t 
 		const struct mpt_path_view *v = &ctx->paths[i];
 		struct est e;
 
-		if (i == j || !v->up)
+		if (i == j || !v->up || !v->in_flight)	/* only paths carrying data */
 			continue;
 		e = estimate(v, v->cwnd, len);
 		if (e.a < aj)

@@ -21,24 +21,22 @@
  * it starts delivering before the useful ones would finish the backlog: A_j < T(S).
  * This is earliest-completion (ECF's rule, without its hysteresis).
  *
- * Needed (the cheapest-path family). Taking the paths by cost, the cheapest is needed,
- * and each dearer one is needed while the rate offered to the scheduler queue
- * (ctx->offered_rate, smoothed over ~100 ms) reaches spill_frac of what the cheaper
- * needed paths carry (sum of their rates). An application sending below the cheap
- * path's capacity keeps its bursts on the cheap path (they queue and drain there)
- * instead of spilling onto a metered one; a greedy sender, whose offered rate meets the
- * cheap paths' capacity, spills as soon as the spill is useful. Usefulness is then
- * judged among the needed paths, taken by cost rather than by arrival: the cheapest
- * needed path is always used when it has room (the user's preference comes first, even
- * when it is the slower path), a dearer one when it arrives before the cheaper ones
- * would deliver the backlog.
+ * Needed (the cheapest-path family). The cheapest up path is needed; the dearer ones
+ * are needed while the sender's queue stands (ctx->standing: its packets have waited
+ * more than 5 ms for 100 ms in the scheduler queue and their path's bottleneck queue,
+ * CoDel's test of a standing queue, RFC 8289 3.3; src/standing.h). A burst
+ * of an application that sends below the cheap path's capacity queues for the cheap
+ * path and drains there instead of spilling onto a metered path; a sender the cheap
+ * path cannot carry builds a standing queue and spills as soon as the spill is useful.
+ * Usefulness is then judged among the needed paths, taken by cost rather than by
+ * arrival: the cheapest needed path is always used when it has room (the user's
+ * preference comes first, even when it is the slower path), a dearer one when it
+ * arrives before the cheaper ones would deliver the backlog.
  *
  * Rates. A controller publishes its bottleneck estimate (btlbw) once it is proven, i.e.
  * taken from a sample that was not application-limited (cc.h). A path without one is
- * unproven: its capacity is unknown. For "needed" an unproven path is taken to carry
- * any offered rate (it has not yet been seen saturated); for "useful" it arrives after
- * its delay alone (no serialization guess) and adds max(delivery rate, cwnd / srtt) to
- * the water level. Such a path receives traffic while it is useful, becomes
+ * unproven: its capacity is unknown. For "useful" it arrives after its delay alone (no
+ * serialization guess) and adds max(delivery rate, cwnd / srtt) to the water level. Such a path receives traffic while it is useful, becomes
  * window-limited and so proves its rate: this is how an idle or new path is measured.
  */
 #ifndef MPTUND_SCHED_ARRIVAL_H
@@ -71,12 +69,13 @@ uint32_t mpt_arrival_useful(const struct mpt_sched_ctx *ctx, uint32_t among,
 uint32_t mpt_arrival_useful_ordered(const struct mpt_sched_ctx *ctx, const uint8_t *order,
 				    uint32_t among, const uint64_t *window, uint32_t len);
 
-/* The needed up paths by cost (see above); spill_frac <= 0: every up path. */
-uint32_t mpt_arrival_needed(const struct mpt_sched_ctx *ctx, double spill_frac);
+/* The needed up paths (see above): the cheapest alone unless the queue stands. */
+uint32_t mpt_arrival_needed(const struct mpt_sched_ctx *ctx);
 
 /*
- * In-order arrival: the bytes the other up paths deliver (at their rates, from their
- * predicted arrivals) before a len-byte packet handed to path j now arrives. A packet
+ * In-order arrival: the bytes the other paths in use (up, with bytes in flight) deliver
+ * (at their rates, from their predicted arrivals) before a len-byte packet handed to
+ * path j now arrives. A packet
  * taken that far into the scheduler queue, instead of its head, arrives on j about when
  * the packets before it arrive through the faster paths: the receiver does not hold the
  * faster paths' packets behind it, and the end-to-end transport sees no stall.
@@ -86,17 +85,13 @@ uint64_t mpt_arrival_lead(const struct mpt_sched_ctx *ctx, unsigned j, uint32_t 
 /* The paths with room under their cwnd that are useful among all up paths. */
 uint32_t mpt_arrival_eligible(const struct mpt_sched_ctx *ctx, uint32_t len);
 
-/* The two tunables of the cheapest-path family's arrival awareness, for a params
- * table of a struct S with bool arrival and double spill_frac. */
+/* The tunable of the cheapest-path family's arrival awareness, for a params table of
+ * a struct S with bool arrival. */
 #define MPT_SCHED_ARRIVAL_PARAMS(S)						\
 	{ .name = "arrival", .type = MPT_PARAM_BOOL,				\
 	  .offset = offsetof(S, arrival), .min = 0, .max = 1, .def = 1,		\
 	  .help = "arrival-aware: a slower path only when in time, a dearer one only "\
-		  "when needed (mptund-sched(7)); 0 is the paper's algorithm" },	\
-	{ .name = "spill_frac", .type = MPT_PARAM_DOUBLE,			\
-	  .offset = offsetof(S, spill_frac), .min = 0, .max = 10, .def = 0.9,	\
-	  .help = "a dearer path is needed once the offered rate reaches this "	\
-		  "fraction of the cheaper paths' rate (0: always)" }
+		  "when the queue stands (mptund-sched(7)); 0 is the paper's algorithm" }
 
 /* Same for the schedulers with only the on/off switch (bool arrival). */
 #define MPT_SCHED_ARRIVAL_PARAM(S)						\

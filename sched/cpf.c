@@ -9,9 +9,9 @@
  * full (or down) the packet is held until an ACK, a loss or a tick frees room.
  *
  * Arrival awareness (ours, on by default; arrival.h): a dearer path takes a packet only
- * when the rate offered to the session reaches spill_frac of what the cheaper paths
- * carry and the packet would arrive before the cheaper paths could deliver the queue;
- * otherwise the packet waits for a cheaper path. Without it (arrival = 0, the paper's
+ * when the scheduler queue stands (the cheaper paths cannot keep up) and the packet
+ * would arrive before the cheaper paths could deliver the queue; otherwise the packet
+ * waits for a cheaper path. Without it (arrival = 0, the paper's
  * CPF) a bursty sender spills onto dear paths and a slow dear path holds the fast
  * cheap path's packets in the receiver's reorder buffer.
  */
@@ -23,7 +23,6 @@
 struct cpf {
 	/* tunables */
 	bool arrival;			/* arrival-aware spill-over */
-	double spill_frac;		/* offered rate / cheaper paths' rate to spill */
 
 	uint64_t picks[MPT_MAX_PATHS];	/* decisions per path (stat) */
 	uint64_t holds;			/* decisions that held the packet (stat) */
@@ -43,7 +42,7 @@ static uint32_t cpf_pick(void *priv, const struct mpt_sched_ctx *ctx,
 
 	for (unsigned i = 0; i < ctx->npaths; i++)
 		window[i] = ctx->paths[i].cwnd;
-	best = mpt_cpf_select(ctx, window, pkt->len, cpf->arrival ? cpf->spill_frac : -1);
+	best = mpt_cpf_select(ctx, window, pkt->len, cpf->arrival);
 	if (best < 0) {
 		cpf->holds++;
 		return 0;

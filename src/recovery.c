@@ -59,6 +59,8 @@ int mpt_recovery_init(struct mpt_recovery *r, const struct mpt_recovery_params *
 
 void mpt_recovery_free(struct mpt_recovery *r)
 {
+	if (r->ring)
+		mpt_recovery_reset(r);		/* the owner gets its data pointers back */
 	free(r->ring);
 	r->ring = NULL;
 	r->cap = 0;
@@ -74,6 +76,38 @@ static bool window_empty(const struct mpt_recovery *r)
 	return r->sent_pkts == 0 || r->oldest_pn > r->largest_sent;
 }
 
+void mpt_recovery_set_release(struct mpt_recovery *r,
+			      void (*release)(void *arg, void *data, bool lost), void *arg)
+{
+	r->release = release;
+	r->release_arg = arg;
+}
+
+/* Hand a slot's data pointer back to its owner, once. */
+static void release(struct mpt_recovery *r, struct mpt_sent_pkt *s, bool lost)
+{
+	void *data = s->data;
+
+	s->data = NULL;
+	if (data && r->release)
+		r->release(r->release_arg, data, lost);
+}
+
+/* A packet in flight is lost: out of flight, counted, released. */
+static void mark_lost(struct mpt_recovery *r, struct mpt_sent_pkt *s,
+		      struct mpt_recovery_event *ev)
+{
+	s->acked_or_lost = true;
+	r->in_flight -= s->bytes;
+	r->lost_pkts++;
+	r->lost_bytes += s->bytes;
+	if (ev) {
+		ev->lost_pkts++;
+		ev->lost_bytes += s->bytes;
+	}
+	release(r, s, true);
+}
+
 void mpt_recovery_reset(struct mpt_recovery *r)
 {
 	if (!window_empty(r)) {
@@ -82,12 +116,46 @@ void mpt_recovery_reset(struct mpt_recovery *r)
 
 			s->acked_or_lost = true;
 			s->bytes = 0;
+			release(r, s, true);
 		}
 		r->oldest_pn = r->largest_sent + 1;
 	}
 	r->in_flight = 0;
 	r->loss_time_ns = 0;
 	r->app_limited = 0;
+}
+
+void mpt_recovery_declare_all_lost(struct mpt_recovery *r, struct mpt_recovery_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	if (!window_empty(r)) {
+		for (uint64_t pn = r->oldest_pn; pn <= r->largest_sent; pn++) {
+			struct mpt_sent_pkt *s = slot(r, pn);
+
+			if (!s->acked_or_lost)
+				mark_lost(r, s, ev);
+		}
+		r->oldest_pn = r->largest_sent + 1;
+	}
+	r->in_flight = 0;
+	r->loss_time_ns = 0;
+}
+
+uint64_t mpt_recovery_silent_since(const struct mpt_recovery *r)
+{
+	uint64_t oldest = 0;
+
+	if (!r->in_flight || window_empty(r))
+		return 0;
+	for (uint64_t pn = r->oldest_pn; pn <= r->largest_sent; pn++) {
+		const struct mpt_sent_pkt *s = slot(r, pn);
+
+		if (!s->acked_or_lost && s->bytes) {
+			oldest = s->sent_ns;
+			break;
+		}
+	}
+	return MPT_MAX(oldest, r->last_acked_ns);
 }
 
 bool mpt_recovery_can_send(const struct mpt_recovery *r)
@@ -105,6 +173,12 @@ static void advance_oldest(struct mpt_recovery *r)
 void mpt_recovery_on_sent(struct mpt_recovery *r, uint64_t pn, uint32_t bytes,
 			  uint64_t now)
 {
+	mpt_recovery_on_sent_data(r, pn, bytes, now, NULL);
+}
+
+void mpt_recovery_on_sent_data(struct mpt_recovery *r, uint64_t pn, uint32_t bytes,
+			       uint64_t now, void *data)
+{
 	struct mpt_sent_pkt *s;
 	uint64_t from;
 
@@ -112,20 +186,21 @@ void mpt_recovery_on_sent(struct mpt_recovery *r, uint64_t pn, uint32_t bytes,
 		r->oldest_pn = pn;
 		from = pn;
 	} else {
-		if (pn <= r->largest_sent)
-			return;		/* contract violation: pn must grow */
+		if (pn <= r->largest_sent) {
+			if (data && r->release)	/* contract violation: pn must grow */
+				r->release(r->release_arg, data, true);
+			return;
+		}
 		from = r->largest_sent + 1;
 	}
 	/* A caller that ignored can_send (or skipped far ahead) pushes the oldest
 	 * packets out of the ring: they can no longer be tracked, so count them lost. */
 	while (pn - r->oldest_pn >= r->cap && r->oldest_pn < from) {
 		s = slot(r, r->oldest_pn);
-		if (!s->acked_or_lost && s->bytes) {
-			r->in_flight -= s->bytes;
-			r->lost_pkts++;
-			r->lost_bytes += s->bytes;
-		}
+		if (!s->acked_or_lost && s->bytes)
+			mark_lost(r, s, NULL);
 		s->acked_or_lost = true;
+		release(r, s, true);
 		r->oldest_pn++;
 	}
 	if (pn - r->oldest_pn >= r->cap)
@@ -154,6 +229,9 @@ void mpt_recovery_on_sent(struct mpt_recovery *r, uint64_t pn, uint32_t bytes,
 	s->bytes = bytes;
 	s->is_app_limited = r->app_limited != 0;
 	s->acked_or_lost = bytes == 0;
+	s->data = data;
+	if (!bytes)
+		release(r, s, false);	/* not tracked in flight: nothing to wait for */
 
 	r->largest_sent = pn;
 	r->in_flight += bytes;
@@ -219,12 +297,7 @@ static void detect_lost(struct mpt_recovery *r, uint64_t now,
 			continue;
 		if ((now >= delay && s->sent_ns <= lost_send_time) ||
 		    r->largest_acked >= pn + p->pkt_threshold) {
-			s->acked_or_lost = true;
-			r->in_flight -= s->bytes;
-			r->lost_pkts++;
-			r->lost_bytes += s->bytes;
-			ev->lost_pkts++;
-			ev->lost_bytes += s->bytes;
+			mark_lost(r, s, ev);
 			continue;
 		}
 		deadline = s->sent_ns + delay;
@@ -304,10 +377,13 @@ int mpt_recovery_on_ack(struct mpt_recovery *r, const struct mpt_ack_info *ack,
 			ev->acked_pkts++;
 			ev->acked_bytes += s->bytes;
 			rate_update(r, &ra, s, now);
+			release(r, s, false);
 			if (pn == largest)
 				largest_newly = true;
 		}
 	}
+	if (ev->acked_pkts)
+		r->last_acked_ns = now;
 	if (r->largest_acked == UINT64_MAX || largest > r->largest_acked)
 		r->largest_acked = largest;
 	if (largest_newly) {

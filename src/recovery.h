@@ -5,8 +5,10 @@
  * (draft-cheng-iccrg-delivery-rate-estimation) and loss detection (RFC 9002 section 6:
  * packet threshold and time threshold). Pure: time is an argument, no I/O.
  *
- * The tunnel never retransmits; "lost" only ends a packet's life in flight and feeds
- * congestion control and the schedulers.
+ * A sent packet may carry an opaque owner pointer (the retained packet buffer): the
+ * owner's release callback gets it back exactly once, when the packet is acknowledged
+ * (lost false) or leaves the window otherwise: declared lost, reset, pushed out of
+ * the ring (lost true). The owner decides what a loss means (a retransmission).
  */
 #ifndef MPTUND_RECOVERY_H
 #define MPTUND_RECOVERY_H
@@ -20,6 +22,7 @@ struct mpt_sent_pkt {
 	uint64_t delivered;		/* path delivered bytes when sent (P.delivered) */
 	uint64_t delivered_ns;		/* P.delivered_time */
 	uint64_t first_sent_ns;		/* P.first_sent_time */
+	void *data;			/* owner's pointer, released once (see above) */
 	uint32_t bytes;			/* counted in flight (0 = not in flight) */
 	bool is_app_limited;
 	bool acked_or_lost;		/* slot is done */
@@ -56,6 +59,11 @@ struct mpt_recovery {
 	/* counters */
 	uint64_t sent_pkts, sent_bytes, acked_pkts, acked_bytes, lost_pkts, lost_bytes;
 
+	/* owner's callback for sent packets' data pointers */
+	void (*release)(void *arg, void *data, bool lost);
+	void *release_arg;
+	uint64_t last_acked_ns;		/* latest ACK that acknowledged a packet; 0 none */
+
 	/* ring of sent packets indexed by pn & (cap - 1) */
 	struct mpt_sent_pkt *ring;
 	uint32_t cap;			/* power of two */
@@ -74,14 +82,28 @@ void mpt_recovery_default_params(struct mpt_recovery_params *p);
 int mpt_recovery_init(struct mpt_recovery *r, const struct mpt_recovery_params *p,
 		      uint32_t cap);
 void mpt_recovery_free(struct mpt_recovery *r);
-/* Forget everything in flight (path declared down), keep counters. */
+/* Forget everything in flight (path declared down), keep counters; data pointers are
+ * released as lost. */
 void mpt_recovery_reset(struct mpt_recovery *r);
+/* The callback that gets sent packets' data pointers back (NULL: none). */
+void mpt_recovery_set_release(struct mpt_recovery *r,
+			      void (*release)(void *arg, void *data, bool lost), void *arg);
+/* Declare every packet in flight lost (a dead path or peer): ev counts them, data
+ * pointers are released as lost, in_flight becomes 0. */
+void mpt_recovery_declare_all_lost(struct mpt_recovery *r, struct mpt_recovery_event *ev);
+/* Time since which nothing was acknowledged while data was in flight: the later of the
+ * latest acknowledgement and the oldest packet still in flight; 0 when nothing is in
+ * flight. A path silent past its PTO-scaled bound is dead (mptund-proto(7)). */
+uint64_t mpt_recovery_silent_since(const struct mpt_recovery *r);
 
 /* Room in the ring for one more packet (false: too many in flight to track). */
 bool mpt_recovery_can_send(const struct mpt_recovery *r);
 /* pn must be larger than every pn sent before. */
 void mpt_recovery_on_sent(struct mpt_recovery *r, uint64_t pn, uint32_t bytes,
 			  uint64_t now);
+/* The same with an owner pointer, released once (see above). */
+void mpt_recovery_on_sent_data(struct mpt_recovery *r, uint64_t pn, uint32_t bytes,
+			       uint64_t now, void *data);
 /* The sender ran out of data with in_flight below cwnd: following samples are
  * app-limited until the current in-flight data is delivered (draft section 3.4). */
 void mpt_recovery_on_app_limited(struct mpt_recovery *r);

@@ -4,7 +4,6 @@
  * switching it live), the scheduler queue, and the session timer.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,26 +131,6 @@ void mpt_session_refresh_views(struct mpt_session *s)
 		mpt_path_fill_view(&s->paths[i], &s->views[i], s->d->inner_mtu);
 }
 
-/* Smoothing time constant of the offered rate: a 100 ms window sees a bursty sender's
- * average (a 128 KiB write every 50 ms is 20 Mbit/s, not a line-rate burst). */
-#define OFFERED_TAU_NS	(100 * MPT_NSEC_PER_MSEC)
-
-/* Decay the offered-rate estimate to now and add bytes that just arrived. */
-static void offered_update(struct mpt_session *s, uint64_t now, uint32_t bytes)
-{
-	double dt = now > s->offered_ns ? (double)(now - s->offered_ns) : 0;
-	double r = (double)s->offered_rate * exp(-dt / OFFERED_TAU_NS);
-
-	s->offered_rate = (uint64_t)(r + (double)bytes * 1e9 / OFFERED_TAU_NS);
-	s->offered_ns = now;
-}
-
-uint64_t mpt_session_offered_rate(struct mpt_session *s, uint64_t now)
-{
-	offered_update(s, now, 0);
-	return s->offered_rate;
-}
-
 void mpt_session_sched_ctx(struct mpt_session *s, struct mpt_sched_ctx *ctx, uint64_t now)
 {
 	mpt_session_refresh_views(s);
@@ -160,7 +139,7 @@ void mpt_session_sched_ctx(struct mpt_session *s, struct mpt_sched_ctx *ctx, uin
 	ctx->now = now;
 	ctx->queue_pkts = s->squeue.pkts;
 	ctx->queue_bytes = s->squeue.bytes;
-	ctx->offered_rate = mpt_session_offered_rate(s, now);
+	ctx->standing = s->standing.on;
 	ctx->rng = &s->rng;
 }
 
@@ -292,7 +271,6 @@ void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now)
 	}
 	p->dsn = s->next_dsn++;
 	p->enq_ns = now;
-	offered_update(s, now, p->len);
 	s->st.tun_rx_pkts++;
 	s->st.tun_rx_bytes += p->len;
 	mpt_pktq_push(&s->squeue, p);

@@ -26,6 +26,7 @@
 #include "pkt.h"
 #include "reorder.h"
 #include "replay.h"
+#include "standing.h"
 
 struct mpt_daemon;
 
@@ -79,8 +80,7 @@ struct mpt_session {
 	uint64_t next_tick_ns;
 	struct mpt_pktq squeue;
 	uint64_t next_dsn;
-	uint64_t offered_rate;		/* bytes/s into squeue, exponentially smoothed */
-	uint64_t offered_ns;		/* time of its latest update */
+	struct mpt_standing standing;	/* does squeue stand (standing.h) */
 	struct mpt_path_view views[MPT_MAX_PATHS];
 
 	/* paths: index = path id on the wire */
@@ -143,8 +143,6 @@ void mpt_session_send_control(struct mpt_session *s, struct mpt_path *p,
 			      const struct mpt_probe *probe_ack, uint64_t now);
 void mpt_session_sched_ctx(struct mpt_session *s, struct mpt_sched_ctx *ctx, uint64_t now);
 void mpt_session_refresh_views(struct mpt_session *s);
-/* Bytes/s entering the scheduler queue, smoothed over ~100 ms (decayed to now). */
-uint64_t mpt_session_offered_rate(struct mpt_session *s, uint64_t now);
 void mpt_session_liveness(struct mpt_session *s, uint64_t now);
 void mpt_session_heard(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,

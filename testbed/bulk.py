@@ -5,6 +5,10 @@ IPPROTO_MPTCP; the congestion controller is set explicitly on every socket.
 
   bulk.py server --port P                       (serves one connection, then exits)
   bulk.py client --connect ADDR --port P -C CC (--time S | --bytes N) [--reverse]
+                 [--rate-mbit R]
+
+--rate-mbit: the sender writes at most R Mbit/s (an application-limited flow, as
+iperf3 -b: 128 KiB writes whenever it is behind its schedule).
 
 --reverse: the server sends (downlink). The client prints iperf3-like JSON: intervals
 (0.1 s) with sum.bytes/bits_per_second, end.sum_received, and the MPTCP flag.
@@ -17,7 +21,7 @@ import sys
 import time
 
 IPPROTO_MPTCP = 262
-HDR = struct.Struct("!BdQ16s")       # reverse, seconds, bytes, cc name
+HDR = struct.Struct("!BdQ16sd")      # reverse, seconds, bytes, cc name, rate (bit/s)
 CHUNK = 256 * 1024
 
 
@@ -27,10 +31,16 @@ def mk_sock(cc):
     return s
 
 
-def send_for(conn, seconds, nbytes):
+def send_for(conn, seconds, nbytes, rate=0.0):
     buf = b"\0" * CHUNK
-    sent, end = 0, time.monotonic() + seconds if seconds else None
+    t0 = time.monotonic()
+    sent, end = 0, t0 + seconds if seconds else None
     while (end is None or time.monotonic() < end) and (not nbytes or sent < nbytes):
+        if rate:        # behind schedule: write; ahead: wait (iperf3 -b style)
+            ahead = sent * 8 / rate - (time.monotonic() - t0)
+            if ahead > 0:
+                time.sleep(min(ahead, 0.01))
+                continue
         n = conn.send(buf if not nbytes else buf[:min(CHUNK, nbytes - sent)])
         sent += n
     conn.shutdown(socket.SHUT_WR)
@@ -60,10 +70,10 @@ def server(a):
     ls.bind(("0.0.0.0", a.port))
     ls.listen(1)
     conn, _ = ls.accept()
-    rev, secs, nbytes, cc = HDR.unpack(conn.recv(HDR.size, socket.MSG_WAITALL))
+    rev, secs, nbytes, cc, rate = HDR.unpack(conn.recv(HDR.size, socket.MSG_WAITALL))
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.rstrip(b"\0"))
     if rev:
-        send_for(conn, secs, nbytes)
+        send_for(conn, secs, nbytes, rate)
         conn.recv(1)
     else:
         recv_all(conn)
@@ -74,12 +84,14 @@ def server(a):
 def client(a):
     s = mk_sock(a.C)
     s.connect((a.connect, a.port))
-    s.sendall(HDR.pack(1 if a.reverse else 0, a.time or 0.0, a.bytes or 0, a.C.encode()))
+    rate = (a.rate_mbit or 0.0) * 1e6
+    s.sendall(HDR.pack(1 if a.reverse else 0, a.time or 0.0, a.bytes or 0, a.C.encode(),
+                       rate))
     if a.reverse:
         total, secs, ivals = recv_all(s)
     else:
         t0 = time.monotonic()
-        total = send_for(s, a.time, a.bytes)
+        total = send_for(s, a.time, a.bytes, rate)
         s.recv(1)
         secs, ivals = time.monotonic() - t0, []
     s.close()
@@ -99,6 +111,7 @@ def main():
     ap.add_argument("--time", type=float)
     ap.add_argument("--bytes", type=int)
     ap.add_argument("--reverse", action="store_true")
+    ap.add_argument("--rate-mbit", type=float)
     a = ap.parse_args()
     return server(a) if a.mode == "server" else client(a)
 

@@ -57,6 +57,12 @@ def ue_series(rundir, meta, t0, t1):
     return tot or []
 
 
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
 def percentile(v, q):
     if not v:
         return None
@@ -87,6 +93,11 @@ def run_metrics(rundir, meta, constraints):
     for p in paths:
         row["tput_%s" % p] = sum(v[p] for _, v in series) / span if span else 0.0
     row["tput_total"] = sum(row["tput_%s" % p] for p in paths)
+    costs = meta.get("costs") or {}
+    if len(set(costs.values())) > 1 and row["tput_total"] > 0:
+        cheap = min(costs.values())
+        row["cheap_share"] = sum(row["tput_%s" % p] for p in paths
+                                 if costs.get(p) == cheap) / row["tput_total"]
     goods, secs_all = [], []
     for k in range(1, meta.get("ues", 1) + 1):
         try:
@@ -181,6 +192,7 @@ def write_summary(outdir, rows):
                 m = sum(vals) / len(vals)
                 g[k + "_mean"] = m
                 g[k + "_std"] = (sum((x - m) ** 2 for x in vals) / len(vals)) ** 0.5
+                g[k + "_median"] = median(vals)
         agg.append(g)
     with open(os.path.join(outdir, "summary.json"), "w") as f:
         json.dump({"runs": rows, "groups": agg}, f, indent=1)
@@ -189,7 +201,8 @@ def write_summary(outdir, rows):
 
 def format_table(agg, paths):
     cols = ["tput_%s" % p for p in paths] + ["tput_total", "goodput", "completion_s",
-                                             "rtt_p50", "rtt_p99", "viol_rtt", "viol_path", "viol_rate", "jain"]
+                                             "rtt_p50", "rtt_p99", "viol_rtt", "viol_path", "viol_rate", "jain",
+                                             "cheap_share"]
     cols = [c for c in cols if any(c + "_mean" in g for g in agg)]
     head = "%-16s %-6s %3s " % ("sched", "cc", "n") + " ".join("%15s" % c for c in cols)
     lines = [head]
@@ -199,4 +212,40 @@ def format_table(agg, paths):
             m = g.get(c + "_mean")
             cells.append("%15s" % ("-" if m is None else "%.2f±%.2f" % (m, g[c + "_std"])))
         lines.append("%-16s %-6s %3d " % (g["sched"], g["cc"], g["n"]) + " ".join(cells))
+    return "\n".join(lines)
+
+
+def format_ratios(agg):
+    """Per end-to-end CC: each run kind's median goodput (transfers: completion time),
+    and, for the tunnel's schedulers, the ratio to the best single path and to kernel
+    MPTCP measured in the same batch. Empty when there is nothing to compare."""
+    transfer = any(g.get("completion_s_median") for g in agg)
+    key = "completion_s_median" if transfer else "goodput_median"
+    lines = []
+    for cc in sorted({g["cc"] for g in agg}):
+        gs = [g for g in agg if g["cc"] == cc and g.get(key) is not None]
+        singles = [g for g in gs if g["sched"].startswith("single:")]
+        mptcp = next((g for g in gs if g["sched"] == "mptcp"), None)
+        if not singles and not mptcp:
+            continue
+        pick = min if transfer else max
+        best = pick(singles, key=lambda g: g[key]) if singles else None
+        lines.append("%s: %s median%s; best single %s %s, mptcp %s" % (
+            cc, "completion s" if transfer else "goodput Mbit/s",
+            " of %d" % max(g["n"] for g in gs),
+            best["sched"][7:] if best else "-", "%.2f" % best[key] if best else "-",
+            "%.2f" % mptcp[key] if mptcp else "-"))
+        for g in gs:
+            if g["sched"].startswith("single:") or g["sched"] == "mptcp":
+                continue
+            def ratio(ref):
+                if not ref:
+                    return "   -"
+                a, b = (ref[key], g[key]) if transfer else (g[key], ref[key])
+                return "%.2f" % (a / b) if b else "   -"
+            lines.append("  %-14s %8.2f   x best single %s   x mptcp %s" % (
+                g["sched"], g[key], ratio(best), ratio(mptcp)))
+    if lines:
+        lines.insert(0, "ratios (>1 is better than the reference%s):" % (
+            "; completion: reference time / ours" if transfer else ""))
     return "\n".join(lines)

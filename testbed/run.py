@@ -124,11 +124,15 @@ def flow_cmd(kind, sc, run, bind, port):
                "--port", str(port), "-C", run["cc"]]
         cmd += ["--bytes", str(int(fl["size_mb"] * 1e6))] if fl["type"] == "transfer" \
             else ["--time", str(fl["duration_s"])]
+        if fl.get("bitrate_mbit"):
+            cmd += ["--rate-mbit", str(fl["bitrate_mbit"])]
         return cmd + (["--reverse"] if fl["direction"] == "down" else [])
     cmd = ["iperf3", "-c", SERVER_ADDR, "-p", str(port), "-J", "-C", run["cc"],
            "-P", str(fl["parallel"]), "-i", "0.1", "--connect-timeout", "5000"]
     if bind:
         cmd += ["-B", bind]
+    if fl.get("bitrate_mbit"):
+        cmd += ["-b", "%gM" % fl["bitrate_mbit"]]
     cmd += ["-n", str(int(fl["size_mb"] * 1e6))] if fl["type"] == "transfer" \
         else ["-t", str(fl["duration_s"])]
     return cmd + (["-R"] if fl["direction"] == "down" else [])
@@ -162,6 +166,7 @@ def one_run(sc, run, rundir, builddir, log, signals):
     names = [p["name"] for p in sc["topology"]["paths"]]
     topo = Topology(sc["topology"], builddir, seed=run["seed"], log=log)
     meta = dict(run, kind=kind, direction=sc["flow"]["direction"],
+                costs={p["name"]: p["cost"] for p in sc["topology"]["paths"]},
                 flow_type=sc["flow"]["type"], status="ok", flow_start=0, flow_end=0)
     samplers, tun, sched_log, stop_ev = [], MptundRun(), [], threading.Event()
     sched_th, errors = None, []
@@ -287,6 +292,9 @@ def report(a, sc, outdir, rows):
     paths = [p["name"] for p in sc["topology"]["paths"]]
     agg = results.write_summary(outdir, rows)
     table = results.format_table(agg, paths)
+    ratios = results.format_ratios(agg)
+    if ratios:
+        table += "\n" + ratios
     left_out = ["%s: %s %s" % (r["run"], r["status"], r.get("error", ""))
                 for r in rows if r["status"] != "ok"]
     if left_out:     # the table aggregates completed runs only: say which are missing

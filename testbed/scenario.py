@@ -18,7 +18,8 @@
   "tunnel_cc": "bbr",
   "cc": ["reno", "cubic", "bbr"],
   "flow": {"type": "greedy" | "transfer", "direction": "down" | "up", "duration_s": 60,
-           "size_mb": 200, "parallel": 1, "timeout_s": 120},
+           "size_mb": 200, "parallel": 1, "timeout_s": 120,
+           "bitrate_mbit": 20},          # optional: an app-limited sender (iperf3 -b)
   "repetitions": 5, "seed": 1,
   "constraints": {"max_rtt_ms": 50, "max_rate_mbit": 40}
 }
@@ -156,6 +157,7 @@ def load(path):
                             % (where, fl["type"], fl["direction"], FLOW_TYPES, DIRECTIONS))
     fl["duration_s"] = _num(fl, "duration_s", where, 20, 1, 86400)
     fl["parallel"] = int(_num(fl, "parallel", where, 1, 1, 64))
+    fl["bitrate_mbit"] = _num(fl, "bitrate_mbit", where, None, 0.001, 100000)
     if fl["type"] == "transfer":
         fl["size_mb"] = _num(fl, "size_mb", where, None, 0.001, 1e6)
         if fl["size_mb"] is None:

@@ -134,6 +134,7 @@ enum mpt_ctl_kind {
 	X("session.#.spoofed_drop_pkts", COUNTER, "packets dropped: inner source not allowed") \
 	X("session.#.holds", COUNTER, "scheduler calls that found no path with room") \
 	X("session.#.in_order_takes", COUNTER, "packets sent from past the queue head to arrive in order") \
+	X("session.#.queue_standing", GAUGE, "1 while the sender's queue stands (dearer paths needed)") \
 	X("session.#.handshakes", COUNTER, "handshakes completed") \
 	X("session.#.sched_switches", COUNTER, "scheduler changes at run time") \
 	X("session.#.drop.*", COUNTER, "packets dropped on receive, by reason") \

@@ -69,7 +69,10 @@ struct mpt_sched_ctx {
 	uint64_t now;			/* monotonic ns */
 	uint32_t queue_pkts;		/* scheduler queue length, packets (incl. head) */
 	uint64_t queue_bytes;
-	uint64_t offered_rate;		/* bytes/s entering the queue, smoothed (~100 ms) */
+	bool standing;			/* the queue stands: its packets have waited more
+					 * than a target (5 ms) for an interval (100 ms), as
+					 * CoDel judges a queue (RFC 8289 3.3); it falls after
+					 * an interval below the target */
 	struct mpt_rng *rng;		/* the session's seeded PRNG */
 };
 

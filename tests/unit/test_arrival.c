@@ -18,6 +18,7 @@
 #include "arrival.h"
 #include "schedtest.h"
 #include "simlink.h"
+#include "standing.h"
 
 #define PKT	1400u
 #define MS	MPT_NSEC_PER_MSEC
@@ -76,7 +77,7 @@ static void unequal(struct fix *f)
 	path(f, 0, MBIT(80), 5, 0);
 	path(f, 1, MBIT(10), 60, 1);
 	f->paths[0].in_flight = f->paths[0].cwnd;
-	f->ctx.offered_rate = MBIT(200);
+	f->ctx.standing = true;
 }
 
 /* The slow path is used only once the backlog outlasts its extra delay on the fast
@@ -124,9 +125,10 @@ static void test_useful_threshold(void **state)
 	assert_int_equal(mpt_arrival_useful(&f.ctx, ~0u, NULL, PKT), 3);
 }
 
-/* Cost: an application below the cheap path's capacity keeps its burst on the cheap
- * path (waits), a greedy one spills; equal paths of cost 1 and 5. */
-static void test_needed_by_offered_rate(void **state)
+/* Cost: while the queue does not stand (a burst of an application below the cheap
+ * path's capacity) the packet waits for the cheap path; once it stands (a sender the
+ * cheap path cannot carry) it spills. Equal paths of cost 1 and 5. */
+static void test_needed_when_queue_stands(void **state)
 {
 	const char *scheds[] = { "cpf", "acpf" };
 
@@ -139,30 +141,51 @@ static void test_needed_by_offered_rate(void **state)
 		setup(&f, scheds[k], true);
 		f.paths[0].in_flight = f.paths[0].cwnd;		/* a burst fills it */
 		f.ctx.queue_bytes = 90 * PKT;			/* 128 KB */
-		f.ctx.offered_rate = MBIT(20);
+		f.ctx.standing = false;
+		assert_int_equal(mpt_arrival_needed(&f.ctx), 1);
 		assert_int_equal(pick(&f), -1);
-		assert_int_equal(mpt_arrival_needed(&f.ctx, 0.9), 1);
-		f.ctx.offered_rate = MBIT(46);			/* >= 0.9 x 50 */
-		assert_int_equal(mpt_arrival_needed(&f.ctx, 0.9), 3);
+		f.ctx.standing = true;
+		assert_int_equal(mpt_arrival_needed(&f.ctx) & 3, 3);
 		assert_int_equal(pick(&f), 1);
-		/* the cheap path with room takes everything, needed or not */
+		/* the cheap path with room takes everything, standing or not */
 		f.paths[0].in_flight = 0;
 		assert_int_equal(pick(&f), 0);
+		/* the cheap path down: the next cheapest is needed */
+		f.paths[0].up = false;
+		f.ctx.standing = false;
+		assert_int_equal(mpt_arrival_needed(&f.ctx), 2);
 	}
 }
 
-/* An unproven cheap path (btlbw 0) is taken to carry any rate: nothing dearer is
- * needed; an unproven slow path arrives after its delay alone. */
+/* The standing-queue test itself (src/standing.h): bursts that drain within the
+ * interval never stand; 100 ms above 5 ms does; 100 ms below ends it. */
+static void test_standing_queue(void **state)
+{
+	struct mpt_standing st = { 0 };
+	uint64_t t = SEC;
+
+	for (int burst = 0; burst < 10; burst++, t += 50 * MS) {	/* 20 ms bursts */
+		for (uint64_t w = 0; w < 20 * MS; w += MS)
+			mpt_standing_update(&st, t + w, w);
+		mpt_standing_update(&st, t + 20 * MS, 0);		/* drained */
+		assert_false(st.on);
+	}
+	for (uint64_t w = 0; w <= 100 * MS; w += MS)
+		mpt_standing_update(&st, t + w, 6 * MS);
+	assert_true(st.on);
+	t += 100 * MS;
+	for (uint64_t w = MS; w < 100 * MS; w += MS)
+		mpt_standing_update(&st, t + w, 4 * MS);
+	assert_true(st.on);
+	mpt_standing_update(&st, t + 101 * MS, 0);
+	assert_false(st.on);
+}
+
+/* An unproven slow path arrives after its delay alone; a probe-fed estimate would
+ * have made it arrive seconds later. */
 static void test_unproven_paths(void **state)
 {
 	struct fix f;
-
-	memset(&f, 0, sizeof(f));
-	path(&f, 0, MBIT(50), 20, 1);
-	path(&f, 1, MBIT(50), 20, 5);
-	f.paths[0].btlbw = 0;
-	f.ctx.offered_rate = MBIT(1000);
-	assert_int_equal(mpt_arrival_needed(&f.ctx, 0.9), 1);
 
 	unequal(&f);
 	f.paths[1].btlbw = 0;
@@ -238,7 +261,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ecf_waits_for_fast_path),
 		cmocka_unit_test(test_useful_threshold),
-		cmocka_unit_test(test_needed_by_offered_rate),
+		cmocka_unit_test(test_needed_when_queue_stands),
+		cmocka_unit_test(test_standing_queue),
 		cmocka_unit_test(test_unproven_paths),
 		cmocka_unit_test(test_passed_over_path_keeps_estimate),
 		cmocka_unit_test(test_live_window_keeps_estimate),

@@ -14,24 +14,35 @@
 
 /* ---- small containers ---- */
 
-static void fifo_push(struct fifo *f, uint32_t len)
+static void fifo_push_at(struct fifo *f, uint32_t len, uint64_t at)
 {
 	if (f->n == f->cap) {
 		size_t ncap = f->cap ? 2 * f->cap : 64;
 		uint32_t *nl = malloc(ncap * sizeof(*nl));
+		uint64_t *na = malloc(ncap * sizeof(*na));
 
-		if (!nl)
+		if (!nl || !na)
 			abort();
-		for (size_t i = 0; i < f->n; i++)
+		for (size_t i = 0; i < f->n; i++) {
 			nl[i] = f->len[(f->head + i) % f->cap];
+			na[i] = f->at[(f->head + i) % f->cap];
+		}
 		free(f->len);
+		free(f->at);
 		f->len = nl;
+		f->at = na;
 		f->head = 0;
 		f->cap = ncap;
 	}
+	f->at[(f->head + f->n) % f->cap] = at;
 	f->len[(f->head + f->n) % f->cap] = len;
 	f->n++;
 	f->bytes += len;
+}
+
+static void fifo_push(struct fifo *f, uint32_t len)
+{
+	fifo_push_at(f, len, 0);
 }
 
 static uint32_t fifo_peek(const struct fifo *f)
@@ -156,7 +167,7 @@ struct mpt_sched_ctx sim_sched_ctx(struct sim_session *s)
 		.queue_pkts = s->cfg.source_rate ? (uint32_t)s->q.n : s->cfg.queue_pkts,
 		.queue_bytes = s->cfg.source_rate ? s->q.bytes :
 			       (uint64_t)s->cfg.queue_pkts * s->cfg.pkt_len,
-		.offered_rate = s->cfg.source_rate ? s->cfg.source_rate : UINT64_MAX,
+		.standing = s->cfg.source_rate ? s->standing.on : true,	/* greedy: stands */
 		.rng = &s->rng,
 	};
 }
@@ -196,6 +207,8 @@ void sim_schedule(struct sim_session *s)
 {
 	unsigned guard = 0;
 
+	if (queue_empty(s))
+		mpt_standing_update(&s->standing, s->now, 0);	/* as the daemon */
 	while (!queue_empty(s) && guard++ < 4096) {
 		struct mpt_sched_ctx ctx = sim_sched_ctx(s);
 		struct mpt_pkt_meta meta = {
@@ -204,8 +217,10 @@ void sim_schedule(struct sim_session *s)
 			.proto = 17,
 		};
 		uint32_t mask = s->sops->pick(s->spriv, &ctx, &meta);
+		uint64_t wait = s->cfg.source_rate ? s->now - s->q.at[s->q.head] : 0;
 
 		mask &= (1u << s->npaths) - 1;
+		mpt_standing_update(&s->standing, s->now, wait);	/* as the daemon */
 		if (!mask)
 			break;
 		for (unsigned i = 0; i < s->npaths; i++)
@@ -547,7 +562,7 @@ static void dispatch(struct sim_session *s, struct event *e)
 		if (s->q.n >= s->cfg.queue_pkts)
 			s->source_drops++;
 		else
-			fifo_push(&s->q, s->cfg.pkt_len);
+			fifo_push_at(&s->q, s->cfg.pkt_len, s->now);
 		sim_ev_at(s, s->now + (uint64_t)s->cfg.pkt_len * MPT_NSEC_PER_SEC /
 		      s->cfg.source_rate, EV_SOURCE, 0);
 		sim_schedule(s);

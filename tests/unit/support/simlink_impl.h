@@ -5,6 +5,7 @@
 #define MPTUND_TEST_SIMLINK_IMPL_H
 
 #include "simlink.h"
+#include "standing.h"
 
 enum ev_type {
 	EV_LINK_OUT,		/* serialization done: leaves the bottleneck */
@@ -30,6 +31,7 @@ struct event {
 
 struct fifo {
 	uint32_t *len;
+	uint64_t *at;			/* when each entry was pushed */
 	size_t head, n, cap;
 	uint64_t bytes;
 };
@@ -79,6 +81,7 @@ struct sim_session {
 	_Alignas(16) unsigned char spriv[MPT_SCHED_PRIV_SIZE];
 	struct mpt_path_view views[MPT_MAX_PATHS];
 	struct fifo q;			/* scheduler queue (rate source) */
+	struct mpt_standing standing;	/* as the daemon's session (standing.h) */
 	uint64_t generated, source_drops, flow_seq;
 	uint64_t tick_last;
 	bool in_hook;

@@ -112,8 +112,10 @@ void sim_session_free(struct sim_session *s)
 	for (unsigned i = 0; i < s->npaths; i++) {
 		mpt_recovery_free(&s->p[i].rec);
 		free(s->p[i].pacer.len);
+		free(s->p[i].pacer.at);
 	}
 	free(s->q.len);
+	free(s->q.at);
 	free(s);
 }
 

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Does the sender's queue stand? CoDel's test (RFC 8289 section 3.3): a queue whose
+ * packets keep waiting more than TARGET (5 ms) for at least INTERVAL (100 ms) is a
+ * standing queue, not a burst: the paths in use cannot keep up. It stops standing
+ * after INTERVAL without a wait above TARGET. The wait of a packet counts both queues
+ * it meets before the receiver: the scheduler queue (its sojourn, or the head's wait
+ * while the head is held; 0 when the queue is empty) and the bottleneck queue of the
+ * path it goes to (the latest RTT above the minimum; for a held head, the least of the
+ * up paths). A full path can keep the scheduler queue short while its own bottleneck
+ * fills. The cheapest-path family spills onto dearer paths only while the queue
+ * stands (sched/arrival.h). Pure: time is an argument.
+ */
+#ifndef MPTUND_STANDING_H
+#define MPTUND_STANDING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <mptund/common.h>
+
+#define MPT_STANDING_TARGET_NS		(5 * MPT_NSEC_PER_MSEC)		/* RFC 8289 TARGET */
+#define MPT_STANDING_INTERVAL_NS	(100 * MPT_NSEC_PER_MSEC)	/* RFC 8289 INTERVAL */
+
+struct mpt_standing {
+	uint64_t above_since;		/* first of the current run of waits above target */
+	uint64_t below_since;		/* first of the current run at or below target */
+	bool on;
+};
+
+static inline void mpt_standing_update(struct mpt_standing *st, uint64_t now,
+				       uint64_t sojourn_ns)
+{
+	if (sojourn_ns > MPT_STANDING_TARGET_NS) {
+		st->below_since = 0;
+		if (!st->above_since)
+			st->above_since = now;
+		if (now - st->above_since >= MPT_STANDING_INTERVAL_NS)
+			st->on = true;
+	} else {
+		st->above_since = 0;
+		if (!st->below_since)
+			st->below_since = now;
+		if (now - st->below_since >= MPT_STANDING_INTERVAL_NS)
+			st->on = false;
+	}
+}
+
+#endif
