@@ -250,10 +250,12 @@ static void bbr_check_full_bw(struct bbr *b, const struct mpt_rate_sample *rs)
 
 	if (b->full_bw_reached || !b->round_start)
 		return;
-	/* an app-limited round says nothing about growth, unless at least a BDP was in
-	 * flight anyway (a multipath scheduler feeds a path in bursts: such a path
-	 * would otherwise stay in Startup, at 2.89 BDP, for as long as it is shared) */
-	if (rs->is_app_limited && rs->prior_in_flight < bbr_bdp(b, bw, 1.0))
+	/* an app-limited round says nothing about growth, unless full_bw_thresh BDPs
+	 * were in flight anyway: the pipe was offered the growth it did not show (a
+	 * multipath scheduler feeds a path in bursts: such a path would otherwise stay
+	 * in Startup, at 2.89 BDP, for as long as it is shared) */
+	if (rs->is_app_limited &&
+	    rs->prior_in_flight < bbr_bdp(b, bw, b->full_bw_thresh))
 		return;
 	if ((double)bw >= (double)b->full_bw * b->full_bw_thresh) {
 		b->full_bw = bw;

@@ -65,6 +65,7 @@ struct acpf {
 	uint32_t initial;		/* enum acpf_initial */
 	bool probe_rtt_pause;
 	bool arrival;			/* arrival-aware spill-over (cpf_select.h) */
+	uint32_t min_live_pkts;		/* floor of the live window, packets */
 
 	/* state */
 	double frac;			/* the synchronized cw_frac */
@@ -183,12 +184,17 @@ static void acpf_catch_up(struct acpf *a, const struct mpt_sched_ctx *ctx)
 static void update_live(struct acpf *a, const struct mpt_sched_ctx *ctx, uint64_t *window)
 {
 	for (unsigned i = 0; i < ctx->npaths; i++) {
-		double w = a->frac * (double)ctx->paths[i].cwnd;
+		const struct mpt_path_view *v = &ctx->paths[i];
+		double w = a->frac * (double)v->cwnd;
+		uint64_t floor = MPT_MIN(v->cwnd, (uint64_t)a->min_live_pkts *
+					 (v->mtu ? v->mtu : 1200u));
 
 		/* ceil, but 0.47 x 150000 = 70500.00000000001 must give 70500 */
 		window[i] = (uint64_t)w;
 		if (w - (double)window[i] > 1e-6)
 			window[i]++;
+		/* ours: a small-BDP path is not throttled below a few packets */
+		window[i] = MPT_MAX(window[i], floor);
 		a->live_cwnd[i] = window[i];
 	}
 }
@@ -285,6 +291,10 @@ static const struct mpt_param acpf_params[] = {
 	  .offset = offsetof(struct acpf, probe_rtt_pause), .min = 0, .max = 1, .def = 1,
 	  .help = "pause the management while a path's BBR is in ProbeRTT (sec. 4.1)" },
 	MPT_SCHED_ARRIVAL_PARAMS(struct acpf),
+	{ .name = "min_live_pkts", .type = MPT_PARAM_U32,
+	  .offset = offsetof(struct acpf, min_live_pkts), .min = 0, .max = 1000, .def = 10,
+	  .help = "live window at least this many packets (at most cwnd): at 1 ms RTT "
+		  "MIN_FRAC x cwnd is 4 packets (ours; 0 is the paper)" },
 };
 
 static bool acpf_in_order(const void *priv)

@@ -227,11 +227,12 @@ static void test_passed_over_path_keeps_estimate(void **state)
 	sim_session_free(s);
 }
 
-/* acpf with the fraction pinned at 0.3: each path is held to 0.3 x cwnd (about 0.6
- * BDP in flight) while the greedy queue waits. That is the scheduler's choice, not the
- * path's rate: the controllers must keep their estimates (without the marking the
- * delivery rate of 0.6 BDP per round trip becomes the estimate, the window follows it
- * down, and so on). */
+/* acpf with the fraction pinned at 0.3 (and no live-window floor): each path is held
+ * to 0.3 x cwnd while the greedy queue waits. That is the scheduler's choice, not the
+ * path's rate: the controllers must keep their estimates. Without the marking the
+ * delivery rate of 0.3 cwnd per round trip becomes the estimate, the window follows
+ * it down, and so on: the estimate ends below what the path delivers (1.79 Mbit/s
+ * estimated for 2.03 delivered when this test was written). */
 static void test_live_window_keeps_estimate(void **state)
 {
 	struct sim_session_cfg cfg = { .npaths = 2, .sched = "acpf", .seed = 5 };
@@ -245,13 +246,15 @@ static void test_live_window_keeps_estimate(void **state)
 	assert_non_null(s);
 	assert_int_equal(sim_session_set_param(s, -1, "min_frac", "0.3"), 0);
 	assert_int_equal(sim_session_set_param(s, -1, "max_frac", "0.3"), 0);
+	assert_int_equal(sim_session_set_param(s, -1, "min_live_pkts", "0"), 0);
 	sim_session_run_until(s, 20 * SEC);
 	for (unsigned i = 0; i < 2; i++) {
 		uint64_t bw = sim_path_cc(s, i)->btlbw;
 
 		print_message("path %u: btlbw %.2f Mbit/s (link 20), goodput %.2f\n", i,
 			      bw * 8 / 1e6, sim_path_goodput(s, i) * 8 / 1e6);
-		assert_true(bw == 0 || bw >= r * 8 / 10);
+		/* the spiral: each round's estimate below what the path delivered */
+		assert_true(bw == 0 || (double)bw >= 0.95 * sim_path_goodput(s, i));
 	}
 	sim_session_free(s);
 }

@@ -27,6 +27,8 @@ void schedtest_paper(const struct mpt_sched_ops *ops, void *priv)
 {
 	if (mpt_param_find(ops->params, ops->nparams, "arrival"))
 		schedtest_set(ops, priv, "arrival", "0");
+	if (mpt_param_find(ops->params, ops->nparams, "min_live_pkts"))
+		schedtest_set(ops, priv, "min_live_pkts", "0");
 }
 
 static const struct mpt_sched_ops *setup(const char *name, void *priv, const char **kv,

@@ -228,15 +228,8 @@ void sim_schedule(struct sim_session *s)
 				hand_to_path(s, i, meta.len);
 		queue_pop(s);
 	}
-	for (unsigned i = 0; i < s->npaths; i++) {
-		struct sim_path *p = &s->p[i];
-
-		/* as the daemon (mpt_session_flush): room left after the scheduler's turn
-		 * is app-limited, marked before the path's queued packets go out */
-		if (p->rec.in_flight + p->pacer.bytes < p->cc.cwnd && !p->rec.app_limited)
-			mpt_recovery_on_app_limited(&p->rec);
+	for (unsigned i = 0; i < s->npaths; i++)
 		pacer_kick(s, i);
-	}
 }
 
 /* ---- sender ---- */
@@ -328,6 +321,11 @@ static void refill(struct sim_path *p, uint64_t now)
 static void pacer_kick(struct sim_session *s, unsigned i)
 {
 	struct sim_path *p = &s->p[i];
+
+	/* as the daemon (mpt_session_flush): room left in cwnd after the scheduler's
+	 * turn is app-limited, marked before the path's queued packets go out */
+	if (p->rec.in_flight + p->pacer.bytes < p->cc.cwnd && !p->rec.app_limited)
+		mpt_recovery_on_app_limited(&p->rec);
 
 	while (p->pacer.n && !p->pacer_armed) {
 		uint32_t len = fifo_peek(&p->pacer);
