@@ -6,6 +6,7 @@
  * per packet: testbed/bench_aead prints the cost per 1400-byte packet.
  */
 #include <errno.h>
+#include <string.h>
 #include <limits.h>
 
 #include <openssl/evp.h>
@@ -69,8 +70,9 @@ int mpt_aead_init(struct mpt_aead *a, enum mpt_cipher cipher,
 	return 0;
 }
 
-int mpt_aead_seal(struct mpt_aead *a, const uint8_t nonce[MPT_AEAD_NONCE_LEN],
-		  const uint8_t *ad, size_t adlen, uint8_t *buf, size_t len)
+int mpt_aead_seal_to(struct mpt_aead *a, const uint8_t nonce[MPT_AEAD_NONCE_LEN],
+		     const uint8_t *ad, size_t adlen, const uint8_t *in, size_t len,
+		     uint8_t *out)
 {
 	EVP_CIPHER_CTX *c = a->seal;
 	int n, fin;
@@ -82,13 +84,19 @@ int mpt_aead_seal(struct mpt_aead *a, const uint8_t nonce[MPT_AEAD_NONCE_LEN],
 	if (adlen && EVP_EncryptUpdate(c, NULL, &n, ad, (int)adlen) != 1)
 		return -EIO;
 	n = 0;
-	if (len && EVP_EncryptUpdate(c, buf, &n, buf, (int)len) != 1)
+	if (len && EVP_EncryptUpdate(c, out, &n, in, (int)len) != 1)
 		return -EIO;
-	if (EVP_EncryptFinal_ex(c, buf + n, &fin) != 1)
+	if (EVP_EncryptFinal_ex(c, out + n, &fin) != 1)
 		return -EIO;
-	if (EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, MPT_AEAD_TAG_LEN, buf + len) != 1)
+	if (EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, MPT_AEAD_TAG_LEN, out + len) != 1)
 		return -EIO;
 	return (int)len + MPT_AEAD_TAG_LEN;
+}
+
+int mpt_aead_seal(struct mpt_aead *a, const uint8_t nonce[MPT_AEAD_NONCE_LEN],
+		  const uint8_t *ad, size_t adlen, uint8_t *buf, size_t len)
+{
+	return mpt_aead_seal_to(a, nonce, ad, adlen, buf, len, buf);
 }
 
 int mpt_aead_open(struct mpt_aead *a, const uint8_t nonce[MPT_AEAD_NONCE_LEN],
@@ -126,6 +134,22 @@ int mpt_aead_seal_packet(struct mpt_aead *a, uint8_t *pkt, size_t frames_len, si
 	mpt_wire_nonce(nonce, pkt[MPT_OFF_PATH_ID], mpt_get_u64(pkt + MPT_OFF_PN));
 	int n = mpt_aead_seal(a, nonce, pkt, MPT_WIRE_HDR_LEN, pkt + MPT_WIRE_HDR_LEN,
 			      frames_len);
+	return n < 0 ? n : n + MPT_WIRE_HDR_LEN;
+}
+
+int mpt_aead_seal_packet_to(struct mpt_aead *a, const uint8_t *pkt, size_t frames_len,
+			    uint8_t *out, size_t cap)
+{
+	uint8_t nonce[MPT_WIRE_NONCE_LEN];
+	int n;
+
+	if (cap < MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN ||
+	    frames_len > cap - MPT_WIRE_HDR_LEN - MPT_WIRE_TAG_LEN)
+		return -ENOSPC;
+	memcpy(out, pkt, MPT_WIRE_HDR_LEN);
+	mpt_wire_nonce(nonce, pkt[MPT_OFF_PATH_ID], mpt_get_u64(pkt + MPT_OFF_PN));
+	n = mpt_aead_seal_to(a, nonce, out, MPT_WIRE_HDR_LEN, pkt + MPT_WIRE_HDR_LEN,
+			     frames_len, out + MPT_WIRE_HDR_LEN);
 	return n < 0 ? n : n + MPT_WIRE_HDR_LEN;
 }
 

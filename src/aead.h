@@ -3,7 +3,8 @@
  * Authenticated encryption for transport packets and handshake payloads:
  * ChaCha20-Poly1305 (RFC 8439) or AES-256-GCM through OpenSSL EVP. A struct mpt_aead
  * holds one prepared EVP_CIPHER_CTX per direction for one key, so the per-packet
- * cost is a nonce reset, no allocation. Sealing and opening work in place.
+ * cost is a nonce reset, no allocation. Sealing and opening work in place; sealing
+ * can also write elsewhere (mpt_aead_seal_to).
  */
 #ifndef MPTUND_AEAD_H
 #define MPTUND_AEAD_H
@@ -37,6 +38,10 @@ void mpt_aead_free(struct mpt_aead *a);
  */
 int mpt_aead_seal(struct mpt_aead *a, const uint8_t nonce[MPT_AEAD_NONCE_LEN],
 		  const uint8_t *ad, size_t adlen, uint8_t *buf, size_t len);
+/* Encrypt in[0..len) to out (ciphertext, then the tag); in and out may be equal. */
+int mpt_aead_seal_to(struct mpt_aead *a, const uint8_t nonce[MPT_AEAD_NONCE_LEN],
+		     const uint8_t *ad, size_t adlen, const uint8_t *in, size_t len,
+		     uint8_t *out);
 /*
  * Check and decrypt buf[0..len) (ciphertext || tag) in place. Returns the plaintext
  * length (len - tag) or -EBADMSG (short or forged: the buffer is garbage then).
@@ -54,6 +59,10 @@ int mpt_aead_open(struct mpt_aead *a, const uint8_t nonce[MPT_AEAD_NONCE_LEN],
  * pkt + MPT_WIRE_HDR_LEN) or -EBADMSG. Decode the header first (mpt_hdr_decode).
  */
 int mpt_aead_seal_packet(struct mpt_aead *a, uint8_t *pkt, size_t frames_len, size_t cap);
+/* The same out of place: the header and frames at pkt stay as they are (a packet kept
+ * for retransmission), the datagram is written to out (cap bytes). */
+int mpt_aead_seal_packet_to(struct mpt_aead *a, const uint8_t *pkt, size_t frames_len,
+			    uint8_t *out, size_t cap);
 int mpt_aead_open_packet(struct mpt_aead *a, uint8_t *pkt, size_t len);
 
 /* "chacha20-poly1305" / "aes-256-gcm". */

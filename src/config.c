@@ -307,17 +307,18 @@ static void set_defaults(struct mpt_config *cfg)
 	snprintf(cfg->tun_name, sizeof(cfg->tun_name), "mpt0");
 	cfg->outer_mtu = 1500;
 	cfg->cipher = MPT_CIPHER_CHACHA20_POLY1305;
+	cfg->recovery = MPT_RECOVERY_RETRANSMIT;
 	cfg->probe_interval_ns = 200 * MPT_NSEC_PER_MSEC;
 	cfg->probe_miss_limit = 5;
 	cfg->queue_limit = 1024;
 	cfg->reorder_buffer = 1024;
-	cfg->reorder_max_hold_ns = 100 * MPT_NSEC_PER_MSEC;
+	cfg->reorder_max_hold_ns = 250 * MPT_NSEC_PER_MSEC;
 	cfg->reorder_margin_ns = 5 * MPT_NSEC_PER_MSEC;
 	cfg->rekey_after_ns = 120 * MPT_NSEC_PER_SEC;
 	cfg->rekey_after_packets = 1ULL << 48;
 	cfg->log_level = LOG_INFO;
-	snprintf(cfg->sched, sizeof(cfg->sched), "rr");
-	snprintf(cfg->cc, sizeof(cfg->cc), "fixed");
+	snprintf(cfg->sched, sizeof(cfg->sched), "cpf");
+	snprintf(cfg->cc, sizeof(cfg->cc), "bbr");
 }
 
 /* Instance name: the file's base name without ".conf". */

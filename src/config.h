@@ -38,6 +38,8 @@
 enum mpt_role { MPT_ROLE_UE, MPT_ROLE_ANCHOR };
 
 enum mpt_cipher { MPT_CIPHER_CHACHA20_POLY1305, MPT_CIPHER_AES_256_GCM };
+/* Tunnel-level loss recovery: off, or a lost packet re-sent once (mptund.conf(5)). */
+enum mpt_recovery_mode { MPT_RECOVERY_OFF, MPT_RECOVERY_RETRANSMIT };
 
 /* An address with prefix length, IPv4 or IPv6. */
 struct mpt_prefix {
@@ -94,6 +96,7 @@ struct mpt_config {
 
 	struct sockaddr_storage listen;	/* anchor: address and ListenPort */
 	enum mpt_cipher cipher;		/* default chacha20-poly1305 */
+	enum mpt_recovery_mode recovery;	/* default retransmit */
 
 	char user[32], group[32];	/* drop privileges to; "" = stay root */
 	char ctl_path[MPT_PATH_LEN];	/* default /run/mptund/NAME.sock */

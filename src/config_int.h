@@ -52,6 +52,7 @@ enum cfg_type {
 	T_ENDPOINT,	/* IP address and port */
 	T_BOOL,
 	T_CIPHER,	/* enum mpt_cipher */
+	T_RECOVERY,	/* enum mpt_recovery_mode */
 	T_LOGLEVEL,	/* int, syslog level */
 	T_MTU,		/* "auto" (0) or a number in [min, max] */
 	T_SCHED,	/* scheduler name from the registry */
@@ -120,6 +121,8 @@ int cfgv_bool(const char *s, bool *out);
 bool cfgv_ident_ok(const char *s);
 const char *cfgv_cipher_name(enum mpt_cipher c);
 int cfgv_cipher_parse(const char *s, enum mpt_cipher *out);
+const char *cfgv_recovery_name(enum mpt_recovery_mode m);
+int cfgv_recovery_parse(const char *s, enum mpt_recovery_mode *out);
 int cfgv_ip_format(const struct sockaddr_storage *ss, char *buf, size_t len);
 
 /* addr.c */

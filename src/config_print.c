@@ -88,6 +88,10 @@ static void print_value(const struct cfg_key *k, const void *base, FILE *out)
 	case T_CIPHER:
 		snprintf(buf, sizeof(buf), "%s", cfgv_cipher_name(*(const enum mpt_cipher *)f));
 		break;
+	case T_RECOVERY:
+		snprintf(buf, sizeof(buf), "%s",
+			 cfgv_recovery_name(*(const enum mpt_recovery_mode *)f));
+		break;
 	case T_LOGLEVEL:
 		snprintf(buf, sizeof(buf), "%s", log_level_name(*(const int *)f));
 		break;

@@ -245,6 +245,11 @@ int cfg_set_value(struct cfg_parser *ps, const struct cfg_key *k, void *base,
 			return cfg_fail(ps, k->name, "'%s' is not a cipher (chacha20-poly1305, "
 				    "aes-256-gcm)", value);
 		return 0;
+	case T_RECOVERY:
+		if (cfgv_recovery_parse(value, f) < 0)
+			return cfg_fail(ps, k->name, "'%s' is not a recovery mode (off, "
+				    "retransmit)", value);
+		return 0;
 	case T_LOGLEVEL:
 		lvl = log_level_parse(value);
 		if (lvl < LOG_ERR)

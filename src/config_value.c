@@ -208,6 +208,27 @@ int cfgv_cipher_parse(const char *s, enum mpt_cipher *out)
 	return -EINVAL;
 }
 
+static const char *const recovery_names[] = {
+	[MPT_RECOVERY_OFF] = "off",
+	[MPT_RECOVERY_RETRANSMIT] = "retransmit",
+};
+
+const char *cfgv_recovery_name(enum mpt_recovery_mode m)
+{
+	return (unsigned)m < MPT_ARRAY_SIZE(recovery_names) ? recovery_names[m] : "?";
+}
+
+int cfgv_recovery_parse(const char *s, enum mpt_recovery_mode *out)
+{
+	for (unsigned i = 0; i < MPT_ARRAY_SIZE(recovery_names); i++) {
+		if (strcasecmp(s, recovery_names[i]) == 0) {
+			*out = (enum mpt_recovery_mode)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 /* The address part alone, without brackets or port. */
 int cfgv_ip_format(const struct sockaddr_storage *ss, char *buf, size_t len)
 {

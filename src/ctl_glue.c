@@ -119,6 +119,13 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 	mpt_ctl_outf(out, "session.%u.in_order_takes=%llu", si,
 		     (unsigned long long)s->st.in_order_takes);
 	mpt_ctl_outf(out, "session.%u.queue_standing=%d", si, s->standing.on);
+	mpt_ctl_outf(out, "session.%u.repairs=%llu", si, (unsigned long long)s->st.repairs);
+	mpt_ctl_outf(out, "session.%u.repair_late=%llu", si,
+		     (unsigned long long)s->st.repair_late);
+	mpt_ctl_outf(out, "session.%u.repair_given_up=%llu", si,
+		     (unsigned long long)s->st.repair_given_up);
+	mpt_ctl_outf(out, "session.%u.fresh_starts=%llu", si,
+		     (unsigned long long)s->st.fresh_starts);
 	mpt_ctl_outf(out, "session.%u.handshakes=%llu", si, (unsigned long long)s->st.handshakes);
 	mpt_ctl_outf(out, "session.%u.rekeys=%llu", si, (unsigned long long)s->st.rekeys);
 	mpt_ctl_outf(out, "session.%u.sched_switches=%llu", si,

@@ -337,10 +337,12 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 			 d->inner_mtu);
 		goto fail_cfg;
 	}
-	d->txb.gso_buf = malloc(MPT_GSO_MAX_BYTES);
+	d->txb.cap = (size_t)MPT_TX_BATCH * (d->inner_mtu + MPT_WIRE_DATA_OVERHEAD +
+					     MPT_PKT_TAILROOM);
+	d->txb.buf = malloc(d->txb.cap);
 	d->rx.buf = malloc((size_t)MPT_RX_BATCH * MPT_RX_BUF);
 	d->rx.ctl = malloc((size_t)MPT_RX_BATCH * MPT_RX_CTL);
-	if (!d->txb.gso_buf || !d->rx.buf || !d->rx.ctl) {
+	if (!d->txb.buf || !d->rx.buf || !d->rx.ctl) {
 		snprintf(err, errlen, "out of memory");
 		ret = -ENOMEM;
 		goto fail_pool;
@@ -396,10 +398,10 @@ fail_sockets:
 	close_sockets(d);
 	mpt_tun_close(&d->tun);
 fail_pool:
-	free(d->txb.gso_buf);
+	free(d->txb.buf);
 	free(d->rx.buf);
 	free(d->rx.ctl);
-	d->txb.gso_buf = d->rx.buf = d->rx.ctl = NULL;
+	d->txb.buf = d->rx.buf = d->rx.ctl = NULL;
 	mpt_pkt_pool_free(&d->pool);
 fail_cfg:
 	mpt_config_free(cfg);
@@ -418,10 +420,10 @@ void mpt_daemon_stop(struct mpt_daemon *d)
 	close_sockets(d);
 	ev_io_stop(d->loop, &d->tun_io);
 	mpt_tun_close(&d->tun);
-	free(d->txb.gso_buf);
+	free(d->txb.buf);
 	free(d->rx.buf);
 	free(d->rx.ctl);
-	d->txb.gso_buf = d->rx.buf = d->rx.ctl = NULL;
+	d->txb.buf = d->rx.buf = d->rx.ctl = NULL;
 	mpt_pkt_pool_free(&d->pool);
 	mpt_config_free(&d->cfg);
 	explicit_bzero(&d->local, sizeof(d->local));

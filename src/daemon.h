@@ -31,13 +31,16 @@
 
 struct mpt_ctl_server;
 
-/* Data packets sealed for one path, sent with one sendmmsg. */
+/* Data packets sealed for one path next to each other in buf, sent with UDP GSO runs
+ * or one sendmmsg. pkt[i]: the buffer to recycle after the send, NULL when the path's
+ * recovery keeps it for retransmission. */
 struct mpt_txbatch {
 	struct mmsghdr msg[MPT_TX_BATCH];
 	struct iovec iov[MPT_TX_BATCH];
 	struct mpt_pkt *pkt[MPT_TX_BATCH];
 	unsigned n;
-	uint8_t *gso_buf;		/* MPT_GSO_MAX_BYTES, for coalesced runs */
+	uint8_t *buf;			/* sealed datagrams, cap bytes */
+	size_t off, cap;
 };
 
 struct mpt_daemon_stats {

@@ -21,8 +21,8 @@
 #include "log.h"
 #include "sys.h"
 
-#define HS_RETRY_NS	(1000 * MPT_NSEC_PER_MSEC)	/* first retry after 1 s */
-#define HS_RETRY_MAX_NS	(8000 * MPT_NSEC_PER_MSEC)	/* backoff cap */
+#define HS_RETRY_NS	(500 * MPT_NSEC_PER_MSEC)	/* first retry after 500 ms */
+#define HS_RETRY_MAX_NS	(4000 * MPT_NSEC_PER_MSEC)	/* backoff cap */
 
 uint32_t mpt_hs_new_index(struct mpt_daemon *d, unsigned session_idx)
 {
@@ -66,8 +66,9 @@ void mpt_hs_ue_start(struct mpt_session *s, uint64_t now)
 		return;
 	}
 	tai64n_now(s, ts);
-	if (mpt_noise_create_init(&s->hs, &d->local, s->peer->public_key, d->cfg.cipher,
-				  mpt_hs_new_index(d, s->idx), eph, ts, s->hs_msg) < 0) {
+	if (mpt_noise_create_init_flags(&s->hs, &d->local, s->peer->public_key, d->cfg.cipher,
+					mpt_hs_new_index(d, s->idx), eph, ts,
+					s->hs_fresh ? MPT_HS_FLAG_FRESH : 0, s->hs_msg) < 0) {
 		log_warnx("handshake: cannot build an init");
 		s->hs_next_ns = now + HS_RETRY_NS;
 		return;
@@ -94,13 +95,17 @@ static void ue_on_response(struct mpt_daemon *d, uint8_t *buf, size_t len, int p
 			   uint64_t now)
 {
 	struct mpt_session *s = &d->sessions[0];
+	bool first = !s->cur.valid, fresh = s->hs.flags & MPT_HS_FLAG_FRESH;
 	struct mpt_keypair kp;
-	bool first = !s->cur.valid;
 	int reason;
 
 	if (mpt_noise_consume_response(&s->hs, &d->local, buf, len, &kp, &reason) < 0) {
 		d->st.drops[reason]++;
 		return;
+	}
+	if (fresh) {		/* the anchor starts afresh too: so do we */
+		mpt_session_restart(s, now);
+		s->hs_fresh = false;
 	}
 	if (mpt_session_install_keypair(s, &kp, now) < 0) {
 		log_warnx("%s: cannot install the new keys", s->name);
@@ -161,6 +166,13 @@ static void anchor_on_init(struct mpt_daemon *d, uint8_t *buf, size_t len, int f
 		return;
 	}
 	s = rsp.peer;
+	if (rsp.flags & MPT_HS_FLAG_FRESH) {
+		/* the UE (re)started its transport: ours for it starts afresh, so that
+		 * packet numbers, ACK ranges and DSNs of its old life do not linger */
+		log_info("%s: the UE starts afresh (restart or silence): resetting its paths",
+			 s->name);
+		mpt_session_restart(s, now);
+	}
 	if (mpt_random_bytes(eph, sizeof(eph)) < 0 ||
 	    mpt_noise_create_response(&rsp, &d->local, mpt_hs_new_index(d, s->idx), eph, out,
 				      &kp) < 0) {

@@ -236,6 +236,17 @@ int mpt_noise_create_init(struct mpt_noise_initiation *st, const struct mpt_nois
 			  const uint8_t timestamp[MPT_TIMESTAMP_LEN],
 			  uint8_t out[MPT_HS_INIT_LEN])
 {
+	return mpt_noise_create_init_flags(st, l, remote_pub, cipher, local_index, eph_random,
+					   timestamp, 0, out);
+}
+
+int mpt_noise_create_init_flags(struct mpt_noise_initiation *st,
+				const struct mpt_noise_local *l,
+				const uint8_t remote_pub[MPT_KEY_BYTES], enum mpt_cipher cipher,
+				uint32_t local_index, const uint8_t eph_random[MPT_KEY_BYTES],
+				const uint8_t timestamp[MPT_TIMESTAMP_LEN], uint8_t flags,
+				uint8_t out[MPT_HS_INIT_LEN])
+{
 	int wc = cipher_to_wire(cipher);
 	uint8_t k[HASH_LEN], key[HASH_LEN];
 	int err;
@@ -246,12 +257,13 @@ int mpt_noise_create_init(struct mpt_noise_initiation *st, const struct mpt_nois
 	memcpy(st->remote_pub, remote_pub, MPT_KEY_BYTES);
 	st->local_index = local_index;
 	st->cipher = cipher;
+	st->flags = flags;
 	init_state(st->ck, st->h, remote_pub);
 
 	out[MPT_OFF_TYPE] = MPT_MSG_HANDSHAKE_INIT;
 	out[MPT_OFF_VERSION] = MPT_WIRE_VERSION;
 	out[MPT_OFF_HS_CIPHER] = (uint8_t)wc;
-	out[MPT_OFF_HS_RESERVED] = 0;
+	out[MPT_OFF_HS_FLAGS] = flags;
 	mpt_put_u32(out + MPT_OFF_INIT_SENDER, local_index);
 	mix_hash(st->h, out, MPT_HS_INIT_PROLOGUE);
 
@@ -299,8 +311,9 @@ int mpt_noise_consume_init(struct mpt_noise_responder *st, const struct mpt_nois
 	if (!mpt_noise_mac1_ok(l, msg, len))
 		return fail(reason, MPT_WIRE_HS_MAC1, -EBADMSG);
 	if (cipher_from_wire(msg[MPT_OFF_HS_CIPHER], &st->cipher) ||
-	    msg[MPT_OFF_HS_RESERVED] != 0)
+	    (msg[MPT_OFF_HS_FLAGS] & ~MPT_HS_FLAG_FRESH))
 		return fail(reason, MPT_WIRE_HS_CIPHER, -EBADMSG);
+	st->flags = msg[MPT_OFF_HS_FLAGS];
 	st->remote_index = mpt_get_u32(msg + MPT_OFF_INIT_SENDER);
 
 	init_state(st->ck, st->h, l->pub);
@@ -358,7 +371,7 @@ int mpt_noise_create_response(struct mpt_noise_responder *st,
 	out[MPT_OFF_TYPE] = MPT_MSG_HANDSHAKE_RESP;
 	out[MPT_OFF_VERSION] = MPT_WIRE_VERSION;
 	out[MPT_OFF_HS_CIPHER] = (uint8_t)cipher_to_wire(st->cipher);
-	out[MPT_OFF_HS_RESERVED] = 0;
+	out[MPT_OFF_HS_FLAGS] = 0;
 	mpt_put_u32(out + MPT_OFF_RESP_SENDER, local_index);
 	mpt_put_u32(out + MPT_OFF_RESP_RECEIVER, st->remote_index);
 	mix_hash(st->h, out, MPT_HS_RESP_PROLOGUE);
@@ -407,7 +420,7 @@ int mpt_noise_consume_response(struct mpt_noise_initiation *st,
 	if (!st->pending || mpt_get_u32(msg + MPT_OFF_RESP_RECEIVER) != st->local_index)
 		return fail(reason, MPT_WIRE_HS_STATE, -ESTALE);
 	if (msg[MPT_OFF_HS_CIPHER] != cipher_to_wire(st->cipher) ||
-	    msg[MPT_OFF_HS_RESERVED] != 0)
+	    msg[MPT_OFF_HS_FLAGS] != 0)
 		return fail(reason, MPT_WIRE_HS_CIPHER, -EBADMSG);
 
 	/* Work on copies: a forged response must not spoil the pending initiation. */

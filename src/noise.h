@@ -50,6 +50,7 @@ struct mpt_noise_initiation {
 	uint8_t ck[32], h[32];
 	uint32_t local_index;
 	enum mpt_cipher cipher;
+	uint8_t flags;			/* MPT_HS_FLAG_* sent in the init */
 	bool pending;
 };
 
@@ -62,6 +63,7 @@ struct mpt_noise_responder {
 	uint8_t ck[32], h[32];
 	uint32_t remote_index;
 	enum mpt_cipher cipher;
+	uint8_t flags;			/* MPT_HS_FLAG_* of the init */
 };
 
 /*
@@ -91,6 +93,13 @@ int mpt_noise_create_init(struct mpt_noise_initiation *st, const struct mpt_nois
 			  uint32_t local_index, const uint8_t eph_random[MPT_KEY_BYTES],
 			  const uint8_t timestamp[MPT_TIMESTAMP_LEN],
 			  uint8_t out[MPT_HS_INIT_LEN]);
+/* The same with flags (MPT_HS_FLAG_*), authenticated with the rest of the init. */
+int mpt_noise_create_init_flags(struct mpt_noise_initiation *st,
+				const struct mpt_noise_local *l,
+				const uint8_t remote_pub[MPT_KEY_BYTES], enum mpt_cipher cipher,
+				uint32_t local_index, const uint8_t eph_random[MPT_KEY_BYTES],
+				const uint8_t timestamp[MPT_TIMESTAMP_LEN], uint8_t flags,
+				uint8_t out[MPT_HS_INIT_LEN]);
 /*
  * Initiator: consume the response. On success fills *kp and ends the initiation
  * (st->pending false, secrets wiped). Errors: -EBADMSG (malformed, mac1, crypto),

@@ -10,9 +10,22 @@
 #include "log.h"
 #include "path.h"
 
+/* The recovery's release callback: an acknowledged kept packet goes back to the pool,
+ * a lost one waits in lostq for the session's verdict. */
+static void path_release(void *arg, void *data, bool lost)
+{
+	struct mpt_path *p = arg;
+	struct mpt_pkt *pkt = data;
+
+	if (lost)
+		mpt_pktq_push(&p->lostq, pkt);
+	else
+		mpt_pkt_put(p->pool, pkt);
+}
+
 int mpt_path_init(struct mpt_path *p, uint8_t id, const struct mpt_config *cfg,
-		  const struct mpt_path_config *pc, uint64_t seed, uint64_t now,
-		  char *err, size_t errlen)
+		  const struct mpt_path_config *pc, struct mpt_pkt_pool *pool, uint64_t seed,
+		  uint64_t now, char *err, size_t errlen)
 {
 	struct mpt_recovery_params rp;
 	const struct mpt_cc_ops *ops;
@@ -41,6 +54,8 @@ int mpt_path_init(struct mpt_path *p, uint8_t id, const struct mpt_config *cfg,
 		snprintf(err, errlen, "path %s: %s", p->name, strerror(-ret));
 		return ret;
 	}
+	p->pool = pool;
+	mpt_recovery_set_release(&p->rec, path_release, p);
 	mpt_acktrack_init(&p->ackt, id, MPT_ACK_DEFAULT_MAX_DELAY_NS, 4);
 	p->pacer.horizon_ns = MPT_NSEC_PER_MSEC;
 	p->gso_ok = true;		/* until a send says otherwise */
@@ -62,7 +77,8 @@ int mpt_path_init(struct mpt_path *p, uint8_t id, const struct mpt_config *cfg,
 void mpt_path_free(struct mpt_path *p, struct mpt_pkt_pool *pool)
 {
 	mpt_pktq_purge(&p->txq, pool);
-	mpt_recovery_free(&p->rec);
+	mpt_recovery_free(&p->rec);		/* kept packets come back through lostq */
+	mpt_pktq_purge(&p->lostq, pool);
 }
 
 void mpt_path_cc_view(const struct mpt_path *p, struct mpt_cc_path *cp, uint32_t mss)
@@ -108,6 +124,16 @@ void mpt_path_reset(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t now)
 		mpt_path_cc_view(p, &cp, 1500);
 		p->cc_ops->on_path_reset(&p->cc, &cp, now);
 	}
+}
+
+void mpt_path_restart(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t now)
+{
+	mpt_path_reset(p, pool, now);
+	mpt_pktq_purge(&p->lostq, pool);	/* for the old peer: not re-sent */
+	mpt_acktrack_init(&p->ackt, p->id, MPT_ACK_DEFAULT_MAX_DELAY_NS, 4);
+	p->next_pn = 1;
+	p->alive = false;
+	p->next_probe_ns = now;
 }
 
 void mpt_path_fill_view(const struct mpt_path *p, struct mpt_path_view *v, uint32_t mtu)

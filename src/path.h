@@ -39,6 +39,7 @@ struct mpt_path_stats {
 	uint64_t downs, ups;		/* liveness transitions */
 	uint64_t rebinds;		/* endpoint changed (NAT rebinding) */
 	uint64_t txq_drops;		/* dropped from the pacer queue (path went down) */
+	uint64_t dead_by_data;		/* declared down: data unacknowledged too long */
 	uint64_t gso_sends;		/* runs sent as one UDP GSO datagram */
 };
 
@@ -71,6 +72,9 @@ struct mpt_path {
 	struct mpt_rng rng;
 	struct mpt_pacer pacer;
 	struct mpt_pktq txq;		/* scheduled here, waiting for the pacer */
+	struct mpt_pktq lostq;		/* kept data packets declared lost, for the session
+					 * to re-send or recycle (session_repair.c) */
+	struct mpt_pkt_pool *pool;	/* where acknowledged kept packets go back */
 	uint64_t pto_at;		/* 0: no probe timeout armed */
 	uint32_t pto_backoff;
 	bool gso_ok;			/* UDP GSO works on this path's route */
@@ -94,14 +98,18 @@ static inline uint64_t mpt_path_in_flight(const struct mpt_path *p)
 }
 
 int mpt_path_init(struct mpt_path *p, uint8_t id, const struct mpt_config *cfg,
-		  const struct mpt_path_config *pc, uint64_t seed, uint64_t now,
-		  char *err, size_t errlen);
+		  const struct mpt_path_config *pc, struct mpt_pkt_pool *pool, uint64_t seed,
+		  uint64_t now, char *err, size_t errlen);
 void mpt_path_free(struct mpt_path *p, struct mpt_pkt_pool *pool);
 /* Switch the congestion controller (reload / set cc), applying cfg's overrides. */
 int mpt_path_set_cc(struct mpt_path *p, const struct mpt_cc_ops *ops,
 		    const struct mpt_config *cfg, uint64_t now, char *err, size_t errlen);
 /* Forget what is in flight and restart the controller (path went down). */
 void mpt_path_reset(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t now);
+/* Start the path's transport afresh (peer restart, MPT_HS_FLAG_FRESH): nothing in
+ * flight, nothing kept, packet numbers and the ACK tracker from the start, the
+ * controller reset, the path to be proven again by a probe. */
+void mpt_path_restart(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t now);
 /* The read-only view handed to schedulers. */
 void mpt_path_fill_view(const struct mpt_path *p, struct mpt_path_view *v, uint32_t mtu);
 /* The controller's view of the path. */

@@ -25,6 +25,9 @@ struct mpt_pkt {
 	uint32_t len;			/* inner packet length */
 	uint64_t dsn;			/* session data sequence number */
 	uint64_t enq_ns;		/* when it entered the scheduler queue */
+	uint64_t sent_ns;		/* first sent (retransmissions keep it) */
+	uint8_t rtx;			/* times re-sent after a loss */
+	uint8_t path;			/* path id of the latest send */
 	struct mpt_pkt_meta meta;
 	uint8_t buf[];			/* headroom + up to pool->mtu + tailroom */
 };
@@ -53,6 +56,7 @@ static inline struct mpt_pkt *mpt_pkt_alloc(struct mpt_pkt_pool *pool)
 	p->next = NULL;
 	p->data = p->buf + MPT_PKT_HEADROOM;
 	p->len = 0;
+	p->rtx = 0;
 	return p;
 }
 

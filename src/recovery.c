@@ -76,6 +76,18 @@ static bool window_empty(const struct mpt_recovery *r)
 	return r->sent_pkts == 0 || r->oldest_pn > r->largest_sent;
 }
 
+bool mpt_recovery_can_send(const struct mpt_recovery *r)
+{
+	return window_empty(r) || r->largest_sent + 1 - r->oldest_pn < r->cap;
+}
+
+/* Move oldest_pn past the finished slots at the bottom of the window. */
+static void advance_oldest(struct mpt_recovery *r)
+{
+	while (r->oldest_pn <= r->largest_sent && slot(r, r->oldest_pn)->acked_or_lost)
+		r->oldest_pn++;
+}
+
 void mpt_recovery_set_release(struct mpt_recovery *r,
 			      void (*release)(void *arg, void *data, bool lost), void *arg)
 {
@@ -143,31 +155,10 @@ void mpt_recovery_declare_all_lost(struct mpt_recovery *r, struct mpt_recovery_e
 
 uint64_t mpt_recovery_silent_since(const struct mpt_recovery *r)
 {
-	uint64_t oldest = 0;
-
+	/* advance_oldest keeps oldest_pn on the oldest packet still in flight */
 	if (!r->in_flight || window_empty(r))
 		return 0;
-	for (uint64_t pn = r->oldest_pn; pn <= r->largest_sent; pn++) {
-		const struct mpt_sent_pkt *s = slot(r, pn);
-
-		if (!s->acked_or_lost && s->bytes) {
-			oldest = s->sent_ns;
-			break;
-		}
-	}
-	return MPT_MAX(oldest, r->last_acked_ns);
-}
-
-bool mpt_recovery_can_send(const struct mpt_recovery *r)
-{
-	return window_empty(r) || r->largest_sent + 1 - r->oldest_pn < r->cap;
-}
-
-/* Move oldest_pn past the finished slots at the bottom of the window. */
-static void advance_oldest(struct mpt_recovery *r)
-{
-	while (r->oldest_pn <= r->largest_sent && slot(r, r->oldest_pn)->acked_or_lost)
-		r->oldest_pn++;
+	return MPT_MAX(slot(r, r->oldest_pn)->sent_ns, r->last_acked_ns);
 }
 
 void mpt_recovery_on_sent(struct mpt_recovery *r, uint64_t pn, uint32_t bytes,

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mptund/common.h>
+
 #include "log.h"
 #include "reorder.h"
 
@@ -276,5 +278,18 @@ uint64_t mpt_reorder_hold_from_rtts(const uint64_t *srtt_ns, unsigned n,
 	if (!hi)
 		return max_hold_ns;
 	hold = (hi - lo) / 2 + margin_ns;
+	return hold < max_hold_ns ? hold : max_hold_ns;
+}
+
+uint64_t mpt_reorder_hold_repair(const uint64_t *srtt_ns, unsigned n, uint64_t margin_ns,
+				 uint64_t max_hold_ns)
+{
+	uint64_t hi = 0, hold;
+
+	for (unsigned i = 0; i < n; i++)
+		hi = MPT_MAX(hi, srtt_ns[i]);
+	if (!hi)
+		return max_hold_ns;
+	hold = 2 * hi + margin_ns;
 	return hold < max_hold_ns ? hold : max_hold_ns;
 }

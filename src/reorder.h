@@ -121,6 +121,13 @@ void mpt_reorder_set_hold(struct mpt_reorder *rb, uint64_t hold_ns);
  * arrives that much apart. The margin covers jitter and the sender's pacing. With
  * no RTT sample at all the answer is max_hold (nothing is known yet).
  */
+/* With repairs (Recovery = retransmit): a hole waits for the sender to find the loss
+ * and re-send: the loss shows a round trip after the send at the latest by RFC 9002's
+ * thresholds (9/8 RTT, or 3 newer packets acknowledged), the repair takes a one-way
+ * trip, an ACK lost on the way delays it; twice the largest RTT plus margin, at most
+ * max_hold_ns. */
+uint64_t mpt_reorder_hold_repair(const uint64_t *srtt_ns, unsigned n, uint64_t margin_ns,
+				 uint64_t max_hold_ns);
 uint64_t mpt_reorder_hold_from_rtts(const uint64_t *srtt_ns, unsigned n,
 				    uint64_t margin_ns, uint64_t max_hold_ns);
 

@@ -39,6 +39,7 @@ int mpt_session_init(struct mpt_session *s, struct mpt_daemon *d, unsigned idx,
 	snprintf(s->name, sizeof(s->name), "%s", peer->name);
 	mpt_rng_seed(&s->rng, mpt_rng_u64(&d->rng));
 	s->next_dsn = mpt_rng_u64(&s->rng) >> 16;	/* restarts look like a jump */
+	s->hs_fresh = true;		/* UE: the first handshake starts afresh */
 	s->sched_priv = aligned_alloc(64, MPT_SCHED_PRIV_SIZE);
 	if (!s->sched_priv) {
 		snprintf(err, errlen, "session %s: out of memory", s->name);
@@ -55,7 +56,7 @@ int mpt_session_init(struct mpt_session *s, struct mpt_daemon *d, unsigned idx,
 		s->npaths = cfg->npaths;
 		for (unsigned i = 0; i < cfg->npaths; i++) {
 			ret = mpt_path_init(&s->paths[i], (uint8_t)i, cfg, &cfg->paths[i],
-					    mpt_rng_u64(&s->rng), now, err, errlen);
+					    &d->pool, mpt_rng_u64(&s->rng), now, err, errlen);
 			if (ret < 0)
 				goto fail_paths;
 			s->paths[i].used = true;
@@ -68,7 +69,7 @@ int mpt_session_init(struct mpt_session *s, struct mpt_daemon *d, unsigned idx,
 		/* the anchor learns paths from the UE; all ids exist, unused until heard */
 		s->npaths = 0;
 		for (unsigned i = 0; i < MPT_MAX_PATHS; i++) {
-			ret = mpt_path_init(&s->paths[i], (uint8_t)i, cfg, NULL,
+			ret = mpt_path_init(&s->paths[i], (uint8_t)i, cfg, NULL, &d->pool,
 					    mpt_rng_u64(&s->rng), now, err, errlen);
 			if (ret < 0)
 				goto fail_paths;
@@ -113,6 +114,7 @@ void mpt_session_free(struct mpt_session *s)
 		return;
 	ev_timer_stop(d->loop, &s->timer);
 	mpt_pktq_purge(&s->squeue, &d->pool);
+	mpt_pktq_purge(&s->rtxq, &d->pool);
 	for (unsigned i = 0; i < MPT_MAX_PATHS; i++)
 		if (s->paths[i].rec.ring)
 			mpt_path_free(&s->paths[i], &d->pool);
@@ -171,6 +173,22 @@ int mpt_session_set_sched(struct mpt_session *s, const struct mpt_sched_ops *ops
 	s->sched = ops;
 	s->next_tick_ns = 0;
 	return 0;
+}
+
+void mpt_session_restart(struct mpt_session *s, uint64_t now)
+{
+	struct mpt_daemon *d = s->d;
+
+	for (unsigned i = 0; i < s->npaths; i++)
+		if (s->paths[i].used)
+			mpt_path_restart(&s->paths[i], &d->pool, now);
+	mpt_pktq_purge(&s->rtxq, &d->pool);
+	mpt_reorder_flush(&s->reorder);
+	keyslot_clear(&s->cur);
+	keyslot_clear(&s->prev);
+	keyslot_clear(&s->next);
+	s->st.fresh_starts++;
+	mpt_daemon_mark(d, s);
 }
 
 bool mpt_session_established(const struct mpt_session *s)
@@ -303,12 +321,17 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now)
 		at = earliest(at, mpt_recovery_loss_deadline(&p->rec));
 		at = earliest(at, p->pto_at);
 		at = earliest(at, p->next_probe_ns);
+		at = earliest(at, mpt_session_dead_deadline(p));
 	}
 	at = earliest(at, mpt_reorder_next_deadline(&s->reorder));
+	if (s->rtxq.head)		/* waiting for room: a slow retry in case nothing else */
+		at = earliest(at, now + 10 * MPT_NSEC_PER_MSEC);
 	if (s->squeue.head && s->sched->tick)
 		at = earliest(at, s->next_tick_ns);
 	if (cfg->role == MPT_ROLE_UE) {
 		at = earliest(at, s->hs_next_ns);
+		if (s->cur.valid && !s->hs.pending && s->last_auth_rx_ns)
+			at = earliest(at, s->last_auth_rx_ns + mpt_session_silent_ns(cfg));
 		if (s->cur.valid && !s->hs.pending)
 			at = earliest(at, s->cur.created_ns + cfg->rekey_after_ns);
 	}

@@ -55,6 +55,10 @@ struct mpt_session_stats {
 	uint64_t spoofed;			/* inner source not in AllowedIPs */
 	uint64_t tun_write_errors;
 	uint64_t sched_switches;
+	uint64_t fresh_starts;			/* transport restarted (peer restart) */
+	uint64_t repairs;			/* lost packets re-sent */
+	uint64_t repair_late;			/* lost, but a repair would come too late */
+	uint64_t repair_given_up;		/* lost again, or Recovery = off */
 };
 
 struct mpt_session {
@@ -71,7 +75,9 @@ struct mpt_session {
 	uint8_t hs_msg[MPT_HS_INIT_LEN];
 	uint64_t hs_next_ns;				/* UE: next (re)send */
 	uint32_t hs_tries;
+	bool hs_fresh;					/* UE: the next init says fresh */
 	uint64_t established_ns;
+	uint64_t last_auth_rx_ns;			/* latest authenticated packet */
 
 	/* scheduling */
 	const struct mpt_sched_ops *sched;
@@ -79,6 +85,7 @@ struct mpt_session {
 	struct mpt_rng rng;
 	uint64_t next_tick_ns;
 	struct mpt_pktq squeue;
+	struct mpt_pktq rtxq;			/* lost packets to re-send, ahead of squeue */
 	uint64_t next_dsn;
 	struct mpt_standing standing;	/* does squeue stand (standing.h) */
 	struct mpt_path_view views[MPT_MAX_PATHS];
@@ -129,6 +136,18 @@ struct mpt_keyslot *mpt_session_confirm(struct mpt_session *s, struct mpt_keyslo
 					uint64_t now);
 bool mpt_session_established(const struct mpt_session *s);
 
+/* Start the session's transport afresh for a restarted peer (MPT_HS_FLAG_FRESH): the
+ * paths (mpt_path_restart), the re-send queue and the reorder buffer; the keys go,
+ * but for the caller's new keypair. The scheduler queue stays (data for the peer). */
+void mpt_session_restart(struct mpt_session *s, uint64_t now);
+/* UE: nothing authenticated from the anchor for this long (ProbeInterval x
+ * ProbeMissLimit: every path's probes went unanswered) and the UE handshakes afresh:
+ * the anchor restarted, or lost the session. */
+static inline uint64_t mpt_session_silent_ns(const struct mpt_config *cfg)
+{
+	return cfg->probe_interval_ns * cfg->probe_miss_limit;
+}
+
 /* Path state changes (netlink, mptund-ctl, liveness). */
 void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 
@@ -147,5 +166,15 @@ void mpt_session_liveness(struct mpt_session *s, uint64_t now);
 void mpt_session_heard(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
 			   const struct mpt_recovery_event *ev, uint64_t now);
+void mpt_session_set_alive(struct mpt_session *s, struct mpt_path *p, bool alive,
+			   uint64_t now);
+
+/* Loss recovery and dead paths (session_repair.c). */
+uint64_t mpt_session_hold_ns(const struct mpt_session *s);
+void mpt_session_collect_lost(struct mpt_session *s, struct mpt_path *p, uint64_t now);
+void mpt_session_repair(struct mpt_session *s, struct mpt_path_view *views,
+			const struct mpt_sched_ctx *ctx, uint64_t now);
+uint64_t mpt_session_dead_deadline(const struct mpt_path *p);
+void mpt_session_check_dead(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 
 #endif

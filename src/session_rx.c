@@ -30,6 +30,7 @@ void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
 		mpt_session_sched_ctx(s, &ctx, now);
 		s->sched->on_loss(s->sched_priv, &ctx, p->id, ev->lost_bytes);
 	}
+	mpt_session_collect_lost(s, p, now);
 }
 
 /* Another path of the session is in ProbeRTT (cc.h: paths probe one at a time). */
@@ -156,18 +157,10 @@ static void on_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt **
 
 static void update_hold(struct mpt_session *s, uint64_t now)
 {
-	const struct mpt_config *cfg = &s->d->cfg;
-	uint64_t srtt[MPT_MAX_PATHS];
-	unsigned n = 0;
-
 	if (now - s->hold_update_ns < 100 * MPT_NSEC_PER_MSEC)
 		return;
 	s->hold_update_ns = now;
-	for (unsigned i = 0; i < s->npaths; i++)
-		if (s->paths[i].used && s->paths[i].alive)
-			srtt[n++] = s->paths[i].rec.have_rtt ? s->paths[i].rec.srtt_ns : 0;
-	mpt_reorder_set_hold(&s->reorder, mpt_reorder_hold_from_rtts(srtt, n,
-			     cfg->reorder_margin_ns, cfg->reorder_max_hold_ns));
+	mpt_reorder_set_hold(&s->reorder, mpt_session_hold_ns(s));
 }
 
 void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
@@ -184,6 +177,7 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 
 	if (!ks->confirmed)
 		ks->confirmed = true;
+	s->last_auth_rx_ns = now;
 	if (!path->used) {
 		/* anchor: a new path of this UE; probe it at once to prove it */
 		path->used = true;

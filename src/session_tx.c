@@ -46,13 +46,16 @@ static size_t append_ack(struct mpt_path *p, uint8_t *pos, size_t cap, uint64_t 
 
 /*
  * Seal the transport packet at buf (header space at buf[0..16), frames_len bytes of
- * frames after it), cap bytes of room, and account for it as sent. eliciting: the
- * peer will ACK it, so it counts in flight (data, probes); ACK-only packets are
- * tracked with 0 bytes so that their packet numbers may appear in the peer's ACK
- * ranges. Returns the datagram length.
+ * frames after it) into out (out_cap bytes; out == buf: in place, cap bytes of room),
+ * and account for it as sent. eliciting: the peer will ACK it, so it counts in flight
+ * (data, probes); ACK-only packets are tracked with 0 bytes so that their packet
+ * numbers may appear in the peer's ACK ranges. retain: a data packet kept for
+ * retransmission until acknowledged or lost (the path's recovery owns it from here).
+ * Returns the datagram length.
  */
 static int seal(struct mpt_session *s, struct mpt_path *p, uint8_t *buf, size_t frames_len,
-		size_t cap, bool eliciting, uint64_t now)
+		uint8_t *out, size_t out_cap, bool eliciting, struct mpt_pkt *retain,
+		uint64_t now)
 {
 	struct mpt_hdr h = {
 		.type = MPT_MSG_TRANSPORT,
@@ -69,13 +72,14 @@ static int seal(struct mpt_session *s, struct mpt_path *p, uint8_t *buf, size_t 
 		return -ENETDOWN;
 	if (!mpt_recovery_can_send(&p->rec))
 		return -ENOBUFS;
-	mpt_hdr_encode(buf, cap, &h);
-	len = mpt_aead_seal_packet(&s->cur.tx, buf, frames_len, cap);
+	mpt_hdr_encode(buf, MPT_WIRE_HDR_LEN, &h);
+	len = out == buf ? mpt_aead_seal_packet(&s->cur.tx, buf, frames_len, out_cap)
+			 : mpt_aead_seal_packet_to(&s->cur.tx, buf, frames_len, out, out_cap);
 	if (len < 0)
 		return len;
 	p->next_pn++;
 	s->cur.tx_pkts++;
-	mpt_recovery_on_sent(&p->rec, h.pn, eliciting ? (uint32_t)len : 0, now);
+	mpt_recovery_on_sent_data(&p->rec, h.pn, eliciting ? (uint32_t)len : 0, now, retain);
 	if (eliciting && p->cc_ops->on_sent) {
 		mpt_path_cc_view(p, &cp, s->d->inner_mtu);
 		p->cc_ops->on_sent(&p->cc, &cp, (uint32_t)len, now);
@@ -88,7 +92,7 @@ static int seal(struct mpt_session *s, struct mpt_path *p, uint8_t *buf, size_t 
 static int seal_and_send(struct mpt_session *s, struct mpt_path *p, uint8_t *buf,
 			 size_t frames_len, size_t cap, bool eliciting, uint64_t now)
 {
-	int len = seal(s, p, buf, frames_len, cap, eliciting, now), ret;
+	int len = seal(s, p, buf, frames_len, buf, cap, eliciting, NULL, now), ret;
 
 	if (len < 0)
 		return len;
@@ -122,14 +126,14 @@ static unsigned send_mmsg(struct mpt_path *p, struct mpt_txbatch *b, unsigned fr
 }
 
 /*
- * UDP GSO: n datagrams of seg bytes (the last may be shorter) copied into one buffer
- * and handed to the kernel as one send with UDP_SEGMENT, so the stack (routing, skb,
- * veth or driver) runs once for the run instead of once per datagram. A receiver
- * without UDP GRO gets ordinary datagrams: this changes nothing on the wire.
- * Returns 0, or -errno (EIO: no checksum offload on the route's device).
+ * UDP GSO: n datagrams of seg bytes (the last may be shorter), sealed next to each
+ * other in the batch buffer, handed to the kernel as one send with UDP_SEGMENT, so the
+ * stack (routing, skb, veth or driver) runs once for the run instead of once per
+ * datagram. A receiver without UDP GRO gets ordinary datagrams: this changes nothing on
+ * the wire. Returns 0, or -errno (EIO: no checksum offload on the route's device).
  */
-static int send_gso(struct mpt_daemon *d, struct mpt_path *p, struct mpt_txbatch *b,
-		    unsigned from, unsigned n, uint16_t seg)
+static int send_gso(struct mpt_path *p, struct mpt_txbatch *b, unsigned from, unsigned n,
+		    uint16_t seg)
 {
 	char cbuf[CMSG_SPACE(sizeof(uint16_t))] = { 0 };
 	struct msghdr mh = {
@@ -139,13 +143,11 @@ static int send_gso(struct mpt_daemon *d, struct mpt_path *p, struct mpt_txbatch
 		.msg_controllen = sizeof(cbuf),
 		.msg_iovlen = 1,
 	};
-	struct iovec iov = { .iov_base = b->gso_buf, .iov_len = 0 };
+	struct iovec iov = { .iov_base = b->iov[from].iov_base, .iov_len = 0 };
 	struct cmsghdr *cm;
 
-	for (unsigned i = from; i < from + n; i++) {
-		memcpy(b->gso_buf + iov.iov_len, b->iov[i].iov_base, b->iov[i].iov_len);
+	for (unsigned i = from; i < from + n; i++)	/* contiguous: sealed in order */
 		iov.iov_len += b->iov[i].iov_len;
-	}
 	mh.msg_iov = &iov;
 	cm = CMSG_FIRSTHDR(&mh);
 	cm->cmsg_level = SOL_UDP;
@@ -160,8 +162,9 @@ static int send_gso(struct mpt_daemon *d, struct mpt_path *p, struct mpt_txbatch
 	return 0;
 }
 
-/* Send the batched data packets of path p and recycle them: runs of equal size
- * through UDP GSO when the kernel and route take it, the rest with sendmmsg. */
+/* Send the batched data packets of path p: runs of equal size through UDP GSO when the
+ * kernel and route take it, the rest with sendmmsg. Packets the path's recovery does
+ * not keep go back to the pool. */
 static void batch_send(struct mpt_session *s, struct mpt_path *p, struct mpt_txbatch *b)
 {
 	struct mpt_daemon *d = s->d;
@@ -179,7 +182,7 @@ static void batch_send(struct mpt_session *s, struct mpt_path *p, struct mpt_txb
 				break;
 		}
 		if (n > 1 && p->gso_ok) {
-			int ret = send_gso(d, p, b, i, n, (uint16_t)seg);
+			int ret = send_gso(p, b, i, n, (uint16_t)seg);
 
 			if (ret == 0) {
 				i += n;
@@ -198,17 +201,26 @@ static void batch_send(struct mpt_session *s, struct mpt_path *p, struct mpt_txb
 	}
 	p->st.send_errors += left;
 	for (i = 0; i < b->n; i++)
-		mpt_pkt_put(&d->pool, b->pkt[i]);
+		if (b->pkt[i])
+			mpt_pkt_put(&d->pool, b->pkt[i]);
 	b->n = 0;
+	b->off = 0;
 }
 
-/* Frame and seal one data packet into the batch (the batch owns pkt afterwards). */
+/*
+ * Frame one data packet and seal it into the batch buffer. The frames are built in
+ * the packet's own buffer (header room, DATA frame, a piggybacked ACK in the tail
+ * room) and sealed out of place, so the plaintext stays: with Recovery = retransmit
+ * the path's recovery keeps the packet until it is acknowledged or declared lost (and
+ * then perhaps re-sent, session_repair.c); otherwise the batch recycles it.
+ */
 static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt *pkt,
 		      struct mpt_txbatch *b, uint64_t now)
 {
 	struct mpt_daemon *d = s->d;
 	uint8_t *buf = pkt->data - MPT_WIRE_DATA_PREFIX;
 	size_t cap = MPT_WIRE_DATA_PREFIX + mpt_pkt_room(&d->pool);
+	bool keep = d->cfg.recovery == MPT_RECOVERY_RETRANSMIT;
 	struct mmsghdr *m;
 	size_t flen;
 	int ret;
@@ -222,7 +234,13 @@ static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt 
 	flen = (size_t)ret;
 	flen += append_ack(p, buf + MPT_WIRE_HDR_LEN + flen,
 			   cap - MPT_WIRE_HDR_LEN - flen - MPT_WIRE_TAG_LEN, now);
-	ret = seal(s, p, buf, flen, cap, true, now);
+	if (b->cap - b->off < MPT_WIRE_HDR_LEN + flen + MPT_WIRE_TAG_LEN)
+		batch_send(s, p, b);			/* the buffer is full */
+	if (!pkt->rtx)
+		pkt->sent_ns = now;
+	pkt->path = p->id;
+	ret = seal(s, p, buf, flen, b->buf + b->off, b->cap - b->off, true,
+		   keep ? pkt : NULL, now);
 	if (ret < 0) {
 		p->st.send_errors++;
 		mpt_pkt_put(&d->pool, pkt);
@@ -230,15 +248,16 @@ static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt 
 	}
 	p->st.data_tx++;
 	mpt_pacer_on_send(&p->pacer, p->cc.pacing_rate, (uint32_t)ret, now);
-	b->iov[b->n].iov_base = buf;
+	b->iov[b->n].iov_base = b->buf + b->off;
 	b->iov[b->n].iov_len = (size_t)ret;
+	b->off += (size_t)ret;
 	m = &b->msg[b->n];
 	memset(m, 0, sizeof(*m));
 	m->msg_hdr.msg_name = &p->remote;
 	m->msg_hdr.msg_namelen = p->remote_len;
 	m->msg_hdr.msg_iov = &b->iov[b->n];
 	m->msg_hdr.msg_iovlen = 1;
-	b->pkt[b->n++] = pkt;
+	b->pkt[b->n++] = keep ? NULL : pkt;	/* kept: the path's recovery owns it */
 	if (b->n == MPT_TX_BATCH)
 		batch_send(s, p, b);
 }
@@ -340,11 +359,16 @@ static void schedule(struct mpt_session *s, uint64_t now)
 	struct mpt_sched_ctx ctx;
 	uint32_t usable = 0;
 
-	if (!s->squeue.head) {
+	if (!s->squeue.head && !s->rtxq.head) {
 		mpt_standing_update(&s->standing, now, 0);
 		return;
 	}
 	mpt_session_sched_ctx(s, &ctx, now);
+	mpt_session_repair(s, s->views, &ctx, now);	/* repairs first */
+	if (!s->squeue.head) {
+		mpt_standing_update(&s->standing, now, 0);
+		return;
+	}
 	for (unsigned i = 0; i < s->npaths; i++)
 		usable |= (uint32_t)s->views[i].up << i;
 	while (s->squeue.head) {
@@ -428,7 +452,7 @@ void mpt_session_flush(struct mpt_session *s, uint64_t now)
 	mpt_session_arm(s, now);
 }
 
-static void path_set_alive(struct mpt_session *s, struct mpt_path *p, bool alive,
+void mpt_session_set_alive(struct mpt_session *s, struct mpt_path *p, bool alive,
 			   uint64_t now)
 {
 	if (p->alive == alive)
@@ -462,7 +486,8 @@ void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_
 			s->squeue.pkts += back.pkts;
 			s->squeue.bytes += back.bytes;
 		}
-		mpt_path_reset(p, &s->d->pool, now);
+		mpt_path_reset(p, &s->d->pool, now);	/* what was in flight is lost */
+		mpt_session_collect_lost(s, p, now);
 	}
 	if (s->sched->on_path_change) {
 		mpt_session_sched_ctx(s, &ctx, now);
@@ -482,7 +507,7 @@ void mpt_session_liveness(struct mpt_session *s, uint64_t now)
 		if (!p->used)
 			continue;
 		if (p->alive && now - p->last_rx_ns > dead_after)
-			path_set_alive(s, p, false, now);
+			mpt_session_set_alive(s, p, false, now);
 		if (now >= p->next_probe_ns) {
 			p->next_probe_ns = now + cfg->probe_interval_ns;
 			if (s->cur.valid && p->link_ok && p->admin_up && p->remote_len)
@@ -496,7 +521,7 @@ void mpt_session_heard(struct mpt_session *s, struct mpt_path *p, uint64_t now)
 {
 	p->last_rx_ns = now;
 	if (!p->alive)
-		path_set_alive(s, p, true, now);
+		mpt_session_set_alive(s, p, true, now);
 }
 
 void mpt_session_on_timer(struct mpt_session *s, uint64_t now)
@@ -510,6 +535,7 @@ void mpt_session_on_timer(struct mpt_session *s, uint64_t now)
 
 		if (!p->used)
 			continue;
+		mpt_session_check_dead(s, p, now);
 		if (dl && now >= dl) {
 			mpt_recovery_on_loss_timeout(&p->rec, now, &ev);
 			mpt_session_on_losses(s, p, &ev, now);
@@ -526,7 +552,16 @@ void mpt_session_on_timer(struct mpt_session *s, uint64_t now)
 	mpt_session_liveness(s, now);
 	mpt_reorder_on_timeout(&s->reorder, now);
 	if (cfg->role == MPT_ROLE_UE) {
-		if (s->hs_next_ns && now >= s->hs_next_ns)
+		if (s->cur.valid && !s->hs.pending && s->last_auth_rx_ns &&
+		    now - s->last_auth_rx_ns > mpt_session_silent_ns(cfg)) {
+			log_info("%s: nothing from the anchor for %llu ms: handshaking afresh",
+				 s->name, (unsigned long long)((now - s->last_auth_rx_ns) /
+							       MPT_NSEC_PER_MSEC));
+			s->hs_fresh = true;
+			s->hs_tries = 0;
+			s->last_auth_rx_ns = now;	/* one start; retries back off */
+			mpt_hs_ue_start(s, now);
+		} else if (s->hs_next_ns && now >= s->hs_next_ns)
 			mpt_hs_ue_start(s, now);
 		else if (s->cur.valid && !s->hs.pending &&
 			 (now >= s->cur.created_ns + cfg->rekey_after_ns ||

@@ -135,6 +135,10 @@ enum mpt_ctl_kind {
 	X("session.#.holds", COUNTER, "scheduler calls that found no path with room") \
 	X("session.#.in_order_takes", COUNTER, "packets sent from past the queue head to arrive in order") \
 	X("session.#.queue_standing", GAUGE, "1 while the sender's queue stands (dearer paths needed)") \
+	X("session.#.repairs", COUNTER, "lost packets re-sent (Recovery = retransmit)") \
+	X("session.#.repair_late", COUNTER, "lost packets not re-sent: they would come after the receiver gave up") \
+	X("session.#.repair_given_up", COUNTER, "lost packets not re-sent: lost again, or Recovery = off") \
+	X("session.#.fresh_starts", COUNTER, "transport restarted for a restarted or silent peer") \
 	X("session.#.handshakes", COUNTER, "handshakes completed") \
 	X("session.#.sched_switches", COUNTER, "scheduler changes at run time") \
 	X("session.#.drop.*", COUNTER, "packets dropped on receive, by reason") \

@@ -40,7 +40,10 @@ enum mpt_msg_type {
 #define MPT_MAC1_LEN		16
 #define MPT_TIMESTAMP_LEN	12	/* TAI64N: u64 seconds (2^62 + unix), u32 ns */
 #define MPT_OFF_HS_CIPHER	2	/* u8, transport cipher (MPT_WIRE_CIPHER_*) */
-#define MPT_OFF_HS_RESERVED	3	/* u8, zero */
+#define MPT_OFF_HS_FLAGS	3	/* u8, init: MPT_HS_FLAG_*; response: zero */
+#define MPT_HS_FLAG_FRESH	0x01	/* the initiator has no transport state (it started,
+					 * or found the peer silent): the responder starts the
+					 * session's paths afresh too (mptund-proto(7)) */
 
 #define MPT_WIRE_CIPHER_CHACHA20_POLY1305	1
 #define MPT_WIRE_CIPHER_AES_256_GCM		2

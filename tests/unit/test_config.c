@@ -378,13 +378,16 @@ static void test_defaults_and_derived_key(void **state)
 	assert_int_equal(cfg.probe_miss_limit, 5);
 	assert_int_equal(cfg.queue_limit, 1024);
 	assert_int_equal(cfg.reorder_buffer, 1024);
-	assert_int_equal(cfg.reorder_max_hold_ns, 100 * MPT_NSEC_PER_MSEC);
+	assert_int_equal(cfg.reorder_max_hold_ns, 250 * MPT_NSEC_PER_MSEC);
 	assert_int_equal(cfg.reorder_margin_ns, 5 * MPT_NSEC_PER_MSEC);
 	assert_int_equal(cfg.rekey_after_ns, 120 * MPT_NSEC_PER_SEC);
 	assert_int_equal(cfg.rekey_after_packets, 1ULL << 48);
 	assert_int_equal(cfg.cipher, MPT_CIPHER_CHACHA20_POLY1305);
-	assert_string_equal(cfg.sched, "rr");
-	assert_string_equal(cfg.cc, "fixed");
+	/* issue 21: a minimal config gets the per-path BBR controller and the scheduler
+	 * that measured best for bonding with a cost preference, and loss recovery */
+	assert_string_equal(cfg.sched, "cpf");
+	assert_string_equal(cfg.cc, "bbr");
+	assert_int_equal(cfg.recovery, MPT_RECOVERY_RETRANSMIT);
 	assert_string_equal(cfg.ctl_path, "/run/mptund/t.sock");
 	assert_string_equal(cfg.paths[0].name, "path0");
 	assert_string_equal(cfg.peers[0].name, "peer0");
@@ -409,7 +412,7 @@ static void test_apply_overrides(void **state)
 
 	assert_non_null(fixed);
 	snprintf(text, sizeof(text),
-		 "[Interface]\nRole = ue\nPrivateKey = %s\n[Congestion]\nWINDOW = 12345\n"
+		 "[Interface]\nRole = ue\nPrivateKey = %s\n[Congestion]\nName = fixed\nWINDOW = 12345\n"
 		 "[Path]\nEndpoint = 192.0.2.1:1\n[Peer]\nPublicKey = %s\n", ue_priv, an_pub);
 	assert_int_equal(mpt_config_parse(&cfg, "o.conf", text, strlen(text), err,
 					  sizeof(err)), 0);
@@ -420,7 +423,7 @@ static void test_apply_overrides(void **state)
 	snprintf(cfg.cc_params[0].value, sizeof(cfg.cc_params[0].value), "1");
 	assert_int_equal(mpt_config_apply_cc(&cfg, fixed, cc.priv, err, sizeof(err)),
 			 -EINVAL);
-	assert_non_null(strstr(err, "o.conf:5: window: '1' is out of range"));
+	assert_non_null(strstr(err, "o.conf:6: window: '1' is out of range"));
 	mpt_config_free(&cfg);
 }
 

@@ -239,15 +239,20 @@ static void test_init_rejects(void **state)
 				   offs[i] >= MPT_OFF_INIT_TIMESTAMP);
 	}
 
-	/* Unknown cipher, reserved byte set. */
+	/* Unknown cipher, unknown flag. */
 	memcpy(bad, good, sizeof(bad));
 	bad[MPT_OFF_HS_CIPHER] = 9;
 	remac(bad, MPT_OFF_INIT_MAC1, w->anchor.pub);
 	expect_init_reject(w, bad, -EBADMSG, MPT_WIRE_HS_CIPHER, false);
 	memcpy(bad, good, sizeof(bad));
-	bad[MPT_OFF_HS_RESERVED] = 1;
+	bad[MPT_OFF_HS_FLAGS] = 0x02;
 	remac(bad, MPT_OFF_INIT_MAC1, w->anchor.pub);
 	expect_init_reject(w, bad, -EBADMSG, MPT_WIRE_HS_CIPHER, false);
+	/* The fresh flag is authenticated: set in flight, the handshake hash differs. */
+	memcpy(bad, good, sizeof(bad));
+	bad[MPT_OFF_HS_FLAGS] = MPT_HS_FLAG_FRESH;
+	remac(bad, MPT_OFF_INIT_MAC1, w->anchor.pub);
+	expect_init_reject(w, bad, -EBADMSG, MPT_WIRE_HS_CRYPTO, false);
 	/* A low-order ephemeral (all zero): the DH is refused. */
 	memcpy(bad, good, sizeof(bad));
 	memset(bad + MPT_OFF_INIT_EPHEMERAL, 0, 32);

@@ -5,6 +5,7 @@
  * time-threshold losses (RFC 9002 section 6.1), app-limited marking, invalid ACKs.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -294,6 +295,91 @@ static void test_ring_and_reset(void **state)
 	mpt_recovery_free(&r);
 }
 
+/* Owner pointers: each comes back exactly once, acked (lost false) or lost. */
+struct rel {
+	int acked[64], lost[64];
+};
+
+static void on_release(void *arg, void *data, bool lost)
+{
+	struct rel *r = arg;
+	int i = (int)(intptr_t)data - 1;
+
+	if (lost)
+		r->lost[i]++;
+	else
+		r->acked[i]++;
+}
+
+static void test_release_once(void **state)
+{
+	struct mpt_recovery r;
+	struct mpt_rate_sample rs;
+	struct mpt_recovery_event ev;
+	struct rel rel = { 0 };
+
+	setup(&r);
+	mpt_recovery_set_release(&r, on_release, &rel);
+	for (uint64_t pn = 0; pn < 10; pn++)
+		mpt_recovery_on_sent_data(&r, pn, PKT, pn * MS, (void *)(intptr_t)(pn + 1));
+	/* 4 and 5 acked at 30 ms: 0-2 lost (3 newer acked, RFC 9002 6.1.1), 3 not yet
+	 * (sent 27 ms ago, under 9/8 of the 25 ms RTT), 6-9 in flight */
+	do_ack(&r, 4, 5, 0, 30 * MS, &rs, &ev);
+	assert_int_equal(ev.lost_pkts, 3);
+	for (int i = 0; i < 10; i++) {
+		assert_int_equal(rel.lost[i], i < 3);
+		assert_int_equal(rel.acked[i], i == 4 || i == 5);
+	}
+	/* the rest: a reset hands them back as lost, once */
+	mpt_recovery_reset(&r);
+	mpt_recovery_reset(&r);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(rel.lost[i] + rel.acked[i], 1);
+	/* an ACK-only packet (not in flight) is handed back at once, as acked */
+	mpt_recovery_on_sent_data(&r, 20, 0, 40 * MS, (void *)(intptr_t)21);
+	assert_int_equal(rel.acked[20], 1);
+	/* free hands back whatever is still in flight */
+	mpt_recovery_on_sent_data(&r, 21, PKT, 41 * MS, (void *)(intptr_t)22);
+	mpt_recovery_free(&r);
+	assert_int_equal(rel.lost[21], 1);
+}
+
+/* A path that stops acknowledging mid-flight: silent_since names the time the silence
+ * began (the later of the latest ACK and the oldest packet in flight), and declaring
+ * everything lost gives the window back, whatever cwnd says. */
+static void test_silence_and_declare_all_lost(void **state)
+{
+	struct mpt_recovery r;
+	struct mpt_rate_sample rs;
+	struct mpt_recovery_event ev;
+	struct rel rel = { 0 };
+
+	setup(&r);
+	mpt_recovery_set_release(&r, on_release, &rel);
+	assert_int_equal(mpt_recovery_silent_since(&r), 0);
+	for (uint64_t pn = 0; pn < 8; pn++)
+		mpt_recovery_on_sent_data(&r, pn, PKT, pn * MS, (void *)(intptr_t)(pn + 1));
+	assert_int_equal(mpt_recovery_silent_since(&r), 0);	/* oldest sent at 0 */
+	do_ack(&r, 0, 2, 0, 20 * MS, &rs, &ev);
+	assert_int_equal(mpt_recovery_silent_since(&r), 20 * MS);	/* the ACK */
+	/* the peer goes dark: nothing more is acknowledged */
+	assert_int_equal(r.in_flight, 5 * PKT);
+	mpt_recovery_declare_all_lost(&r, &ev);
+	assert_int_equal(ev.lost_pkts, 5);
+	assert_int_equal(ev.lost_bytes, 5 * PKT);
+	assert_int_equal(r.in_flight, 0);
+	assert_true(mpt_recovery_can_send(&r));
+	assert_int_equal(mpt_recovery_silent_since(&r), 0);
+	for (int i = 3; i < 8; i++)
+		assert_int_equal(rel.lost[i], 1);
+	/* a late ACK of those packets changes nothing */
+	do_ack(&r, 3, 7, 0, 500 * MS, &rs, &ev);
+	assert_int_equal(ev.acked_pkts, 0);
+	for (int i = 3; i < 8; i++)
+		assert_int_equal(rel.acked[i], 0);
+	mpt_recovery_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +390,8 @@ int main(void)
 		cmocka_unit_test(test_time_threshold_granularity),
 		cmocka_unit_test(test_invalid_acks),
 		cmocka_unit_test(test_ring_and_reset),
+		cmocka_unit_test(test_release_once),
+		cmocka_unit_test(test_silence_and_declare_all_lost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Tunnel-level loss recovery and dead paths (Recovery = retransmit, mptund.conf(5)).
+ *
+ * With Recovery = retransmit every data packet stays in its path's recovery ring after
+ * it is sent (sealed out of place, so the plaintext is kept). Acknowledged, it goes
+ * back to the pool; declared lost (RFC 9002 thresholds, a dead path, a path taken
+ * down), it comes to the session through the path's lostq. The session re-sends it
+ * once, ahead of new data, on the up path where it arrives soonest, provided it can
+ * still arrive before the receiver gives up on its hole: the receiver holds a hole for
+ * about the largest RTT when repairs are on (mpt_session_hold_ns), which covers the
+ * sender's loss detection and the repair's trip. A packet lost twice, or too late, is
+ * recycled: the end-to-end transport repairs it.
+ *
+ * A dead path is found from data, not only from probes: a path with packets in flight
+ * and nothing acknowledged for two probe timeouts (at least MPT_DEAD_FLOOR_NS) is
+ * declared down at once, its packets in flight lost and re-sent elsewhere; probes
+ * bring it back. The inner transport then sees a gap of about one round trip, not a
+ * retransmission timeout.
+ */
+#include "arrival.h"
+#include "daemon.h"
+#include "log.h"
+#include "session.h"
+
+#define MPT_DEAD_FLOOR_NS	(50 * MPT_NSEC_PER_MSEC)
+
+/* How long the receiver holds a hole: mpt_reorder_hold_repair over the up paths'
+ * RTTs, as the receiving side computes it from its own (session_rx.c). */
+uint64_t mpt_session_hold_ns(const struct mpt_session *s)
+{
+	const struct mpt_config *cfg = &s->d->cfg;
+	uint64_t srtt[MPT_MAX_PATHS];
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < s->npaths; i++)
+		if (s->paths[i].used && s->paths[i].alive)
+			srtt[n++] = s->paths[i].rec.have_rtt ? s->paths[i].rec.srtt_ns : 0;
+	if (cfg->recovery == MPT_RECOVERY_RETRANSMIT)
+		return mpt_reorder_hold_repair(srtt, n, cfg->reorder_margin_ns,
+					       cfg->reorder_max_hold_ns);
+	return mpt_reorder_hold_from_rtts(srtt, n, cfg->reorder_margin_ns,
+					  cfg->reorder_max_hold_ns);
+}
+
+/* Can a repair sent now on v arrive before the receiver gives up on the hole? The
+ * hole shows at the receiver when the original would have arrived (sent + one-way
+ * delay of its path); the receiver waits hold after that. */
+static bool in_time(const struct mpt_session *s, const struct mpt_pkt *pkt,
+		    const struct mpt_path_view *v, uint64_t hold, uint64_t now)
+{
+	const struct mpt_path *orig = &s->paths[pkt->path < s->npaths ? pkt->path : 0];
+	uint64_t owd = orig->rec.have_rtt ? orig->rec.srtt_ns / 2 : 0;
+
+	return now + mpt_arrival_ns(v, v->cwnd, pkt->len) <= pkt->sent_ns + owd + hold;
+}
+
+void mpt_session_collect_lost(struct mpt_session *s, struct mpt_path *p, uint64_t now)
+{
+	struct mpt_pkt *pkt;
+
+	while ((pkt = mpt_pktq_pop(&p->lostq))) {
+		if (s->d->cfg.recovery != MPT_RECOVERY_RETRANSMIT || pkt->rtx) {
+			s->st.repair_given_up++;
+			mpt_pkt_put(&s->d->pool, pkt);
+			continue;
+		}
+		mpt_pktq_push(&s->rtxq, pkt);
+	}
+}
+
+/* The up path with room where a packet of len bytes arrives soonest, or -1. */
+static int soonest(const struct mpt_sched_ctx *ctx, uint32_t len)
+{
+	uint64_t best_at = UINT64_MAX;
+	int best = -1;
+
+	for (unsigned i = 0; i < ctx->npaths; i++) {
+		const struct mpt_path_view *v = &ctx->paths[i];
+		uint64_t at;
+
+		if (!mpt_path_has_room(v, v->cwnd))
+			continue;
+		at = mpt_arrival_ns(v, v->cwnd, len);
+		if (at < best_at) {
+			best_at = at;
+			best = (int)i;
+		}
+	}
+	return best;
+}
+
+void mpt_session_repair(struct mpt_session *s, struct mpt_path_view *views,
+			const struct mpt_sched_ctx *ctx, uint64_t now)
+{
+	uint64_t hold;
+
+	if (!s->rtxq.head)
+		return;
+	hold = mpt_session_hold_ns(s);
+	while (s->rtxq.head) {
+		struct mpt_pkt *pkt = s->rtxq.head;
+		int i = soonest(ctx, pkt->len);
+
+		if (i < 0)
+			return;			/* no room: an ACK or a timer comes back */
+		mpt_pktq_pop(&s->rtxq);
+		if (!in_time(s, pkt, &views[i], hold, now)) {
+			s->st.repair_late++;
+			mpt_pkt_put(&s->d->pool, pkt);
+			continue;
+		}
+		pkt->rtx++;
+		s->st.repairs++;
+		views[i].in_flight += pkt->len;
+		views[i].queued_bytes += pkt->len;
+		mpt_pktq_push(&s->paths[i].txq, pkt);
+	}
+}
+
+/* Two probe timeouts without an acknowledgement while data is in flight. */
+static uint64_t dead_after(const struct mpt_path *p)
+{
+	return MPT_MAX(2 * mpt_recovery_pto(&p->rec), MPT_DEAD_FLOOR_NS);
+}
+
+uint64_t mpt_session_dead_deadline(const struct mpt_path *p)
+{
+	uint64_t since = mpt_recovery_silent_since(&p->rec);
+
+	return since && p->alive ? since + dead_after(p) : 0;
+}
+
+void mpt_session_check_dead(struct mpt_session *s, struct mpt_path *p, uint64_t now)
+{
+	uint64_t dl = mpt_session_dead_deadline(p);
+	struct mpt_recovery_event ev;
+
+	if (!dl || now < dl)
+		return;
+	log_info("%s: path %s: nothing acknowledged for %llu ms with %llu bytes in flight: "
+		 "down, its packets go to the other paths", s->name, p->name,
+		 (unsigned long long)((now - mpt_recovery_silent_since(&p->rec)) /
+				      MPT_NSEC_PER_MSEC),
+		 (unsigned long long)p->rec.in_flight);
+	p->st.dead_by_data++;
+	mpt_recovery_declare_all_lost(&p->rec, &ev);
+	mpt_session_collect_lost(s, p, now);
+	mpt_session_set_alive(s, p, false, now);
+}
