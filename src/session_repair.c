@@ -13,7 +13,7 @@
  * recycled: the end-to-end transport repairs it.
  *
  * A dead path is found from data, not only from probes: a path with packets in flight
- * and nothing acknowledged for two probe timeouts (at least MPT_DEAD_FLOOR_NS) is
+ * and nothing acknowledged for 1.5 probe timeouts (at least MPT_DEAD_FLOOR_NS) is
  * declared down at once, its packets in flight lost and re-sent elsewhere; probes
  * bring it back. The inner transport then sees a gap of about one round trip, not a
  * retransmission timeout.
@@ -23,7 +23,7 @@
 #include "log.h"
 #include "session.h"
 
-#define MPT_DEAD_FLOOR_NS	(50 * MPT_NSEC_PER_MSEC)
+#define MPT_DEAD_FLOOR_NS	(30 * MPT_NSEC_PER_MSEC)
 
 /* How long the receiver holds a hole: mpt_reorder_hold_repair over the up paths'
  * RTTs, as the receiving side computes it from its own (session_rx.c). */
@@ -118,10 +118,11 @@ void mpt_session_repair(struct mpt_session *s, struct mpt_path_view *views,
 	}
 }
 
-/* Two probe timeouts without an acknowledgement while data is in flight. */
+/* One and a half probe timeouts (srtt + 4 rttvar + ACK delay: RFC 9002 6.2.1)
+ * without an acknowledgement while data is in flight. */
 static uint64_t dead_after(const struct mpt_path *p)
 {
-	return MPT_MAX(2 * mpt_recovery_pto(&p->rec), MPT_DEAD_FLOOR_NS);
+	return MPT_MAX(3 * mpt_recovery_pto(&p->rec) / 2, MPT_DEAD_FLOOR_NS);
 }
 
 uint64_t mpt_session_dead_deadline(const struct mpt_path *p)

@@ -122,6 +122,9 @@ def run_metrics(rundir, meta, constraints):
             for s in rec.get("ss", []) if "rtt_ms" in s and acked[s["dst"]] > 100000]
     for q in (50, 90, 99):
         row["rtt_p%d" % q] = percentile(rtts, q / 100)
+    gap = failover_gap(server, meta, t1)
+    if gap is not None:
+        row["failover_ms"] = gap
     if "max_rtt_ms" in constraints and rtts:
         row["viol_rtt"] = sum(1 for r in rtts if r > constraints["max_rtt_ms"]) / len(rtts)
     if "max_rtt_ms" in constraints:
@@ -132,6 +135,58 @@ def run_metrics(rundir, meta, constraints):
         row["viol_rate"] = sum(1 for _, v in series
                                if sum(v.values()) > constraints["max_rate_mbit"]) / len(series)
     return row
+
+
+def goodput_series(server, direction):
+    """[(t, Mbit/s)] of the data sockets from the server's 100 ms `ss` samples: bytes
+    acknowledged (downlink: the server sends) or received (uplink), summed."""
+    key = "bytes_acked" if direction == "down" else "bytes_received"
+    out, last = [], None
+    for rec in server:
+        tot = sum(s.get(key, 0) for s in rec.get("ss", []) if s.get(key, 0) > 100000)
+        if last is not None and rec["t"] > last[0]:
+            out.append((rec["t"], max(0.0, tot - last[1]) * 8 / (rec["t"] - last[0]) / 1e6))
+        last = (rec["t"], tot)
+    return out
+
+
+def outages(meta):
+    """[(t, path name)] of the schedule steps that took a path out in the flow's
+    direction: down, or 100% loss (a blackhole, no netlink event)."""
+    names = list(meta.get("rates") or meta.get("ifaces") or [])
+    d = meta.get("direction", "down")
+    out = []
+    for e in meta.get("schedule_applied", []):
+        ch = e.get("change", {})
+        if e.get("error") or not (ch.get("down") is True or ch.get("loss_%s_pct" % d, 0) >= 100):
+            continue
+        if 0 < e["path"] <= len(names):
+            out.append((e["t"], names[e["path"] - 1]))
+    return out
+
+
+def failover_gap(server, meta, t_end):
+    """The longest failover gap of a run, ms: from an outage until the goodput (100 ms
+    samples) is back above half of the surviving paths' capacity; 0 when it never fell
+    below; None without outages or rates."""
+    rates = meta.get("rates") or {}
+    events = outages(meta)
+    single = meta.get("sched", "")[7:] if meta.get("kind") == "single" else None
+    if single:                  # a single-path run sees only its own path's outages
+        events = [e for e in events if e[1] == single]
+    if not events or not rates:
+        return None
+    series = goodput_series(server, meta.get("direction", "down"))
+    worst = 0.0
+    for t0, name in events:
+        half = 0.5 * sum(r for p, r in rates.items() if p != name)
+        after = [(t, g) for t, g in series if t0 < t <= min(t_end, t0 + 5.0)]
+        dip = next((i for i, (_, g) in enumerate(after) if g < half), None)
+        if dip is None:
+            continue
+        back = next((t for t, g in after[dip:] if g >= half), None)
+        worst = max(worst, ((back if back is not None else min(t_end, t0 + 5.0)) - t0) * 1e3)
+    return worst
 
 
 def path_violation_share(rundir, t0, t1, max_rtt_ms):
@@ -202,7 +257,7 @@ def write_summary(outdir, rows):
 def format_table(agg, paths):
     cols = ["tput_%s" % p for p in paths] + ["tput_total", "goodput", "completion_s",
                                              "rtt_p50", "rtt_p99", "viol_rtt", "viol_path", "viol_rate", "jain",
-                                             "cheap_share"]
+                                             "cheap_share", "failover_ms"]
     cols = [c for c in cols if any(c + "_mean" in g for g in agg)]
     head = "%-16s %-6s %3s " % ("sched", "cc", "n") + " ".join("%15s" % c for c in cols)
     lines = [head]

@@ -167,6 +167,8 @@ def one_run(sc, run, rundir, builddir, log, signals):
     topo = Topology(sc["topology"], builddir, seed=run["seed"], log=log)
     meta = dict(run, kind=kind, direction=sc["flow"]["direction"],
                 costs={p["name"]: p["cost"] for p in sc["topology"]["paths"]},
+                rates={p["name"]: p["rate_%s_mbit" % sc["flow"]["direction"]]
+                       for p in sc["topology"]["paths"]},
                 flow_type=sc["flow"]["type"], status="ok", flow_start=0, flow_end=0)
     samplers, tun, sched_log, stop_ev = [], MptundRun(), [], threading.Event()
     sched_th, errors = None, []

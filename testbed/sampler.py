@@ -15,6 +15,7 @@ import sys
 import time
 
 SS_KEYS = {"cwnd": int, "mss": int, "bytes_acked": int, "bytes_sent": int,
+           "bytes_received": int,
            "bytes_retrans": int, "unacked": int, "retrans": str, "delivery_rate": str}
 
 

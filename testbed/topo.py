@@ -26,6 +26,7 @@ stop() never blocks for long: it kills every process left in our hosts' namespac
 and reports what it cleaned (Topology.cleaned).
 """
 import json
+import copy
 import os
 import signal
 import subprocess
@@ -175,7 +176,8 @@ class Topology:
     """Builds the network from a scenario's "topology" object (see scenario.py)."""
 
     def __init__(self, topo, builddir, seed=1, log=print):
-        self.t = topo
+        # a copy: schedule steps change it, and the next run starts from the scenario
+        self.t = copy.deepcopy(topo)
         self.builddir = builddir
         self.seed = seed
         self.log = log

@@ -150,6 +150,7 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.data_rx_pkts", COUNTER, "data packets received on the path") \
 	X("session.#.path.#.probe_timeouts", COUNTER, "probe timeouts (PTO) on the path") \
 	X("session.#.path.#.downs", COUNTER, "times the path was declared down") \
+	X("session.#.path.#.dead_by_data", COUNTER, "times declared down: data unacknowledged for 1.5 PTO") \
 	X("session.#.path.#.send_errors", COUNTER, "sends the kernel refused") \
 	X("session.#.path.#.gso_sends", COUNTER, "runs of datagrams sent as one UDP GSO send")
 
