@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+/* Packetization-layer path MTU discovery for one path (RFC 8899): see plpmtud.h. */
+#include <string.h>
+
+#include "plpmtud.h"
+
+void mpt_plpmtud_init(struct mpt_plpmtud *m, uint16_t base, uint16_t max, uint16_t pinned)
+{
+	memset(m, 0, sizeof(*m));
+	if (max < base)
+		max = base;
+	m->base = base;
+	m->max = max;
+	m->plpmtu = base;
+	m->fail = (uint16_t)(max + 1u);
+	m->state = MPT_PMTU_BASE;
+	m->optimistic = true;
+	if (pinned) {
+		m->plpmtu = pinned;
+		m->state = MPT_PMTU_PINNED;
+	}
+}
+
+static void end_round(struct mpt_plpmtud *m)
+{
+	m->nround = 0;
+	m->round_acked = 0;
+	m->round_acks = 0;
+}
+
+void mpt_plpmtud_start(struct mpt_plpmtud *m, uint64_t now)
+{
+	if (m->state == MPT_PMTU_PINNED)
+		return;
+	m->plpmtu = m->base;
+	m->fail = (uint16_t)(m->max + 1u);
+	m->hint = 0;
+	end_round(m);
+	m->big_lost = 0;
+	m->small_ok = false;
+	m->optimistic = true;
+	m->state = MPT_PMTU_SEARCHING;
+	m->probe_deadline_ns = now;	/* the first round goes at once */
+	m->searches++;
+}
+
+uint16_t mpt_plpmtud_cap(const struct mpt_plpmtud *m)
+{
+	switch (m->state) {
+	case MPT_PMTU_PINNED:
+	case MPT_PMTU_COMPLETE:
+		return m->plpmtu;
+	default:
+		if (m->hint > m->plpmtu)
+			return m->hint;
+		return m->optimistic ? (uint16_t)(m->fail - 1u) : m->plpmtu;
+	}
+}
+
+/* Search again from what is confirmed, below fail. */
+static void research(struct mpt_plpmtud *m, uint64_t now)
+{
+	m->state = MPT_PMTU_SEARCHING;
+	end_round(m);
+	m->probe_deadline_ns = now;
+	m->searches++;
+}
+
+/* The sizes of the next round, 0 when the search is over: a PTB's hint, the top of
+ * the open range (the maximum on a first search), and sizes spread evenly below. */
+static unsigned next_round(struct mpt_plpmtud *m, uint16_t *sizes)
+{
+	unsigned lo = m->plpmtu, hi = m->fail, n = 0, slots;
+
+	if (m->hint > lo && m->hint < hi)
+		sizes[n++] = m->hint;
+	if (hi - lo <= 1u)
+		return n;
+	if (!n)
+		sizes[n++] = (uint16_t)(hi - 1u);
+	slots = MPT_PMTU_ROUND - n;
+	hi = sizes[n - 1];		/* spread below the top one */
+	for (unsigned j = 1; j <= slots && hi - lo > 1u; j++) {
+		unsigned s = lo + (hi - lo) * j / (slots + 1u);
+
+		if (s > lo && s != sizes[n - 1])
+			sizes[n++] = (uint16_t)s;
+	}
+	return n;
+}
+
+static void complete(struct mpt_plpmtud *m, uint64_t now)
+{
+	m->state = MPT_PMTU_COMPLETE;
+	m->optimistic = false;
+	m->hint = 0;
+	m->raise_at_ns = now + MPT_PMTU_RAISE_NS;
+}
+
+static bool wants_small(const struct mpt_plpmtud *m)
+{
+	return m->state != MPT_PMTU_PINNED && m->big_lost >= MPT_PMTU_BH_LOSSES &&
+	       !m->small_ok;
+}
+
+bool mpt_plpmtud_wants_small_probe(const struct mpt_plpmtud *m)
+{
+	return wants_small(m);
+}
+
+/* The round is over: unanswered sizes above what is confirmed fail. */
+static void close_round(struct mpt_plpmtud *m)
+{
+	unsigned sent = (unsigned)m->nround * MPT_PMTU_COPIES;
+
+	m->probes_lost += sent > m->round_acks ? sent - m->round_acks : 0;
+	for (unsigned i = 0; i < m->nround; i++) {
+		uint16_t s = m->round[i];
+
+		if (m->round_acked & 1u << i || s <= m->plpmtu || s <= m->base)
+			continue;
+		if (s < m->fail) {
+			m->fail = s;
+			m->optimistic = false;	/* a size failed: send what is confirmed */
+		}
+		if (m->hint >= s)
+			m->hint = 0;		/* the hint did not hold */
+	}
+	end_round(m);
+}
+
+/* Every size of the round answered, or below an answered one: nothing to wait for. */
+static bool round_settled(const struct mpt_plpmtud *m)
+{
+	for (unsigned i = 0; i < m->nround; i++)
+		if (!(m->round_acked & 1u << i) && m->round[i] > m->plpmtu)
+			return false;
+	return true;
+}
+
+unsigned mpt_plpmtud_due(struct mpt_plpmtud *m, uint64_t now,
+			 uint16_t sizes[MPT_PMTU_ROUND])
+{
+	unsigned n;
+
+	if (m->state == MPT_PMTU_PINNED || m->state == MPT_PMTU_BASE)
+		return 0;
+	if (m->nround) {
+		if (!round_settled(m) && now < m->probe_deadline_ns)
+			return 0;
+		close_round(m);
+	}
+	if (wants_small(m)) {
+		m->round[0] = sizes[0] = m->base;
+		m->nround = 1;
+		return 1;
+	}
+	if (m->state == MPT_PMTU_COMPLETE) {
+		if (now < m->raise_at_ns)
+			return 0;
+		m->fail = (uint16_t)(m->max + 1u);	/* RFC 8899 PMTU_RAISE_TIMER */
+		research(m, now);
+	}
+	n = next_round(m, sizes);
+	if (!n) {
+		complete(m, now);
+		return 0;
+	}
+	memcpy(m->round, sizes, n * sizeof(sizes[0]));
+	m->nround = (uint8_t)n;
+	return n;
+}
+
+uint32_t mpt_plpmtud_probe_id(struct mpt_plpmtud *m, uint16_t size)
+{
+	m->seq++;
+	return MPT_PMTU_PROBE_FLAG | (uint32_t)(size & 0x7fff) << 16 | m->seq;
+}
+
+void mpt_plpmtud_on_sent(struct mpt_plpmtud *m, unsigned datagrams, uint64_t timeout_ns,
+			 uint64_t now)
+{
+	m->probe_deadline_ns = now + timeout_ns;
+	m->probes_sent += datagrams;
+}
+
+void mpt_plpmtud_on_send_too_big(struct mpt_plpmtud *m, uint16_t size, uint64_t now)
+{
+	if (size <= m->base)
+		return;
+	if (size < m->fail)
+		m->fail = size;
+	if (m->max >= size)
+		m->max = (uint16_t)(size - 1u);
+	m->optimistic = false;
+}
+
+uint64_t mpt_plpmtud_deadline(const struct mpt_plpmtud *m)
+{
+	switch (m->state) {
+	case MPT_PMTU_SEARCHING:
+		return m->probe_deadline_ns ? m->probe_deadline_ns : 1;
+	case MPT_PMTU_COMPLETE:
+		return m->nround || wants_small(m) ? m->probe_deadline_ns : m->raise_at_ns;
+	default:
+		return 0;
+	}
+}
+
+bool mpt_plpmtud_on_probe_ack(struct mpt_plpmtud *m, uint32_t id, uint64_t now)
+{
+	uint16_t size;
+
+	if (!(id & MPT_PMTU_PROBE_FLAG)) {
+		m->small_ok = true;		/* a liveness probe: small packets pass */
+		return false;
+	}
+	size = (uint16_t)(id >> 16 & 0x7fff);
+	m->probes_acked++;
+	if (size <= m->base)
+		m->small_ok = true;
+	for (unsigned i = 0; i < m->nround; i++)
+		if (m->round[i] == size) {
+			m->round_acked |= (uint8_t)(1u << i);
+			m->round_acks++;
+		}
+	if (m->state == MPT_PMTU_PINNED || size <= m->plpmtu)
+		return true;
+	m->plpmtu = size;
+	if (size >= m->fail)	/* a late answer for a size taken as failed */
+		m->fail = (uint16_t)(size + 1u);
+	if (m->hint && size == m->hint) {
+		/* a PTB's size confirmed: it names the limit (RFC 8899 4.6.2) */
+		m->fail = (uint16_t)(size + 1u);
+		m->hint = 0;
+	} else if (m->hint && m->hint <= size) {
+		m->hint = 0;
+	}
+	return true;
+}
+
+bool mpt_plpmtud_on_data(struct mpt_plpmtud *m, uint16_t size, uint64_t sent_ns, bool lost,
+			 uint64_t now)
+{
+	if (m->state == MPT_PMTU_PINNED)
+		return false;
+	if (size <= m->base) {
+		if (!lost)
+			m->small_ok = true;
+		return false;
+	}
+	if (!lost) {
+		if (sent_ns >= m->big_ok_sent_ns)
+			m->big_ok_sent_ns = sent_ns;
+		m->big_lost = 0;
+		m->small_ok = false;
+		return false;
+	}
+	/* sent before a full-size packet that got through: congestion, not size; or
+	 * larger than what may be sent now: sent before the cap fell, nothing new */
+	if (sent_ns < m->big_ok_sent_ns || size > mpt_plpmtud_cap(m))
+		return false;
+	if (m->big_lost++ == 0)
+		m->small_ok = false;		/* evidence from after this loss */
+	if (!(m->big_lost >= MPT_PMTU_BH_LOSSES && m->small_ok))
+		return false;
+	m->black_holes++;
+	if (size < m->fail)
+		m->fail = size;
+	m->plpmtu = m->base;
+	m->hint = 0;
+	m->optimistic = false;
+	m->big_lost = 0;
+	m->small_ok = false;
+	research(m, now);
+	return true;
+}
+
+bool mpt_plpmtud_on_ptb(struct mpt_plpmtud *m, uint32_t mtu, uint64_t now)
+{
+	if (m->state == MPT_PMTU_PINNED || mtu < m->base || mtu >= mpt_plpmtud_cap(m)) {
+		m->ptb_ignored++;
+		return false;
+	}
+	m->ptb_hints++;
+	m->hint = (uint16_t)mtu;
+	if (m->plpmtu > mtu)
+		m->plpmtu = m->base;
+	m->optimistic = false;
+	if (m->state != MPT_PMTU_SEARCHING)
+		research(m, now);
+	return true;
+}
+
+const char *mpt_plpmtud_state_name(const struct mpt_plpmtud *m)
+{
+	static const char *const names[] = {
+		[MPT_PMTU_BASE] = "base",
+		[MPT_PMTU_SEARCHING] = "searching",
+		[MPT_PMTU_COMPLETE] = "complete",
+		[MPT_PMTU_PINNED] = "pinned",
+	};
+
+	return m->state < sizeof(names) / sizeof(names[0]) ? names[m->state] : "unknown";
+}

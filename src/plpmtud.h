@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Datagram packetization-layer path MTU discovery for one path (RFC 8899, DPLPMTUD),
+ * as a pure state machine: the session sends what it asks for and reports what comes
+ * back. Every size here is an outer IP packet size (what "MTU" names on a link); the
+ * path turns it into a UDP payload by subtracting its IP and UDP headers.
+ *
+ *   BASE        the path (re)started: PLPMTU = base, nothing confirmed above it
+ *   SEARCHING   rounds of padded probes (a PROBE frame and PADDING, acknowledged by the
+ *               peer's PROBE_ACK) look for the largest size between the confirmed
+ *               PLPMTU and the smallest size known to fail: a round probes the maximum
+ *               (most links carry it: done in one round trip) and sizes spread evenly
+ *               over the open range, MPT_PMTU_COPIES datagrams each; the round ends
+ *               when every probe is answered or after one probe timeout, and the
+ *               range shrinks about (MPT_PMTU_ROUND + 1) times per round
+ *   COMPLETE    PLPMTU confirmed; searched again after MPT_PMTU_RAISE_NS
+ *   PINNED      [Path] Mtu set: no search, PLPMTU fixed
+ *
+ * A probe is lost after one probe timeout without its PROBE_ACK (the peer answers a
+ * PROBE at once, so an RTT and its variation, not RFC 8899's 15 s PROBE_TIMER, which
+ * is sized for protocols whose probes wait for a delayed ACK). Each size goes out
+ * MPT_PMTU_COPIES times in its round, so that one random loss does not fail it (RFC
+ * 8899's MAX_PROBES, sent at once rather than one timeout apart: the search must end
+ * within 2 s of a path coming up). Probes are not congestion controlled and their
+ * loss is not congestion (RFC 8899 section 4.4); a round is at most a dozen
+ * datagrams.
+ *
+ * What the scheduler may send (mpt_plpmtud_cap) is optimistic while a search runs:
+ * everything below the smallest failed size, so that the first round trips of a path
+ * carry full-size packets where the path takes them; a packet lost for its size is
+ * repaired elsewhere, and the search or the black-hole detector soon lowers the cap.
+ *
+ * Black holes (section 4.3): a full-size data packet lost MPT_PMTU_BH_LOSSES times in a
+ * row, with no full-size packet delivered in between and small packets delivered since
+ * (data or probes), means the path MTU fell (route change, handover): PLPMTU drops to
+ * the base at once, the failing size becomes the upper bound and the search restarts.
+ *
+ * ICMP Packet Too Big / Fragmentation Needed (IP_RECVERR) is a hint only (section
+ * 4.6.1): the kernel matched it to our socket and the quoted packet's ports; a size
+ * below the base or not below the current cap is ignored; otherwise the cap drops to
+ * it at once and a probe of that size confirms it before it is the PLPMTU.
+ */
+#ifndef MPTUND_PLPMTUD_H
+#define MPTUND_PLPMTUD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MPT_PMTU_BASE_V4	1200	/* RFC 8899 section 5.1.2, IPv4 */
+#define MPT_PMTU_BASE_V6	1280	/* RFC 8899 section 5.1.2 / RFC 8200 minimum */
+#define MPT_PMTU_COPIES		2	/* datagrams per probed size and round */
+#define MPT_PMTU_ROUND		5	/* sizes per round, the maximum included */
+#define MPT_PMTU_RAISE_NS	(60ULL * 1000000000ULL)	/* RFC 8899: 600 s; access links
+					 * change MTU on handover, and a raise costs one
+					 * probe a minute per path */
+#define MPT_PMTU_BH_LOSSES	3	/* full-size losses in a row for a black hole */
+#define MPT_PMTU_PROBE_FLAG	0x80000000u	/* PROBE id: an MTU probe, size in 30..16 */
+
+enum mpt_pmtu_state {
+	MPT_PMTU_BASE,
+	MPT_PMTU_SEARCHING,
+	MPT_PMTU_COMPLETE,
+	MPT_PMTU_PINNED,
+};
+
+struct mpt_plpmtud {
+	uint16_t base, max;		/* search range (max: OuterMTU or the interface) */
+	uint16_t plpmtu;		/* confirmed */
+	uint16_t fail;			/* smallest size known to fail; max + 1 if none */
+	uint16_t hint;			/* a PTB's size awaiting confirmation, 0 none */
+	uint16_t round[MPT_PMTU_ROUND];	/* sizes probed in the current round */
+	uint8_t nround;			/* 0: no round under way */
+	uint8_t round_acked;		/* bit per size answered */
+	uint8_t round_acks;		/* PROBE_ACKs received in the round */
+	uint8_t state;			/* enum mpt_pmtu_state */
+	bool optimistic;		/* first search, nothing failed yet: cap = fail - 1 */
+	uint16_t seq;			/* low bits of probe ids */
+	uint64_t probe_deadline_ns;
+	uint64_t raise_at_ns;
+
+	/* black-hole detector */
+	uint32_t big_lost;		/* full-size data losses in a row */
+	bool small_ok;			/* a small packet delivered since the first of them */
+	uint64_t big_ok_sent_ns;	/* send time of the latest full-size packet delivered */
+
+	/* counters */
+	uint64_t probes_sent, probes_acked, probes_lost;
+	uint64_t black_holes, ptb_hints, ptb_ignored, searches;
+};
+
+/* pinned: a fixed MTU ([Path] Mtu), no search. */
+void mpt_plpmtud_init(struct mpt_plpmtud *m, uint16_t base, uint16_t max, uint16_t pinned);
+/* The path came up (or its peer restarted): search from the base. */
+void mpt_plpmtud_start(struct mpt_plpmtud *m, uint64_t now);
+/* The largest outer packet the path may carry now (see above). */
+uint16_t mpt_plpmtud_cap(const struct mpt_plpmtud *m);
+
+/*
+ * Timer work at now: a round past its deadline ends (unanswered sizes fail); returns
+ * how many sizes a new round probes now (0: none) and puts them in sizes[]. The
+ * caller sends MPT_PMTU_COPIES probes of each with mpt_plpmtud_probe_id() and then
+ * reports mpt_plpmtud_on_sent() with the probe timeout.
+ */
+unsigned mpt_plpmtud_due(struct mpt_plpmtud *m, uint64_t now,
+			 uint16_t sizes[MPT_PMTU_ROUND]);
+uint32_t mpt_plpmtud_probe_id(struct mpt_plpmtud *m, uint16_t size);
+void mpt_plpmtud_on_sent(struct mpt_plpmtud *m, unsigned datagrams, uint64_t timeout_ns,
+			 uint64_t now);
+/* The local stack refused a probe of size (EMSGSIZE: above the interface MTU). */
+void mpt_plpmtud_on_send_too_big(struct mpt_plpmtud *m, uint16_t size, uint64_t now);
+/* When the timer must run next for this path (0: nothing pending). */
+uint64_t mpt_plpmtud_deadline(const struct mpt_plpmtud *m);
+
+/* A PROBE_ACK: id is an MTU probe's id (true returned) or a liveness probe's. */
+bool mpt_plpmtud_on_probe_ack(struct mpt_plpmtud *m, uint32_t id, uint64_t now);
+/* A data packet of size bytes (outer), sent at sent_ns, delivered or declared lost. A
+ * loss counts only when no later-sent full-size packet was delivered (congestion drops
+ * a few, a black hole all). Returns true when the losses make a black hole (PLPMTU
+ * dropped to the base; logged by the caller). */
+bool mpt_plpmtud_on_data(struct mpt_plpmtud *m, uint16_t size, uint64_t sent_ns, bool lost,
+			 uint64_t now);
+/* Full-size losses wait for evidence that small packets pass: true when the caller
+ * should send a small probe now to get it. */
+bool mpt_plpmtud_wants_small_probe(const struct mpt_plpmtud *m);
+/* ICMP PTB / frag needed reporting mtu (validated by the kernel's socket match).
+ * Returns true when taken as a hint. */
+bool mpt_plpmtud_on_ptb(struct mpt_plpmtud *m, uint32_t mtu, uint64_t now);
+
+const char *mpt_plpmtud_state_name(const struct mpt_plpmtud *m);
+
+#endif
