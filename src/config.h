@@ -69,6 +69,7 @@ struct mpt_path_config {
 	uint64_t capacity;		/* bytes/s; 0 = unset */
 	char cc[MPT_NAME_LEN];		/* "" = [Congestion] Name */
 	bool disabled;			/* administratively down at start */
+	uint32_t mtu;			/* outer path MTU pinned; 0 = discover (plpmtud.h) */
 	int line;			/* where the section started */
 };
 

@@ -11,11 +11,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mptund/wire.h>
+
 #include "config.h"
 
-/* Fixed overhead subtracted from OuterMTU for the automatic inner MTU: IPv6 header
- * (40) + UDP (8) + tunnel header and AEAD tag (32) + room for a piggybacked ACK (20). */
-#define MPT_TUNNEL_OVERHEAD	100
+/* Exact overhead subtracted from OuterMTU for the automatic inner MTU: IPv6 header
+ * (40) + UDP (8) + a data packet's own bytes (MPT_WIRE_DATA_OVERHEAD: header 16, DATA
+ * frame header 3, DSN 8, AEAD tag 16). A piggybacked ACK rides only where it fits
+ * (session_tx.c); over IPv4 a full packet leaves 20 bytes below the outer MTU. */
+#define MPT_TUNNEL_OVERHEAD	(40 + 8 + MPT_WIRE_DATA_OVERHEAD)
 #define MPT_MIN_MTU_V4		576	/* RFC 791: every host accepts 576-byte datagrams */
 #define MPT_MIN_MTU_V6		1280	/* RFC 8200 section 5 */
 #define MPT_MAX_MTU		65535

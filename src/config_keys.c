@@ -65,6 +65,7 @@ static const struct cfg_key path_keys[] = {
 	PA("Capacity", T_RATE, capacity, .max = 125000000000ULL),	/* 1 Tbit/s */
 	PA("CC", T_CC, cc, .size = MPT_NAME_LEN, .unset = "(not set: [Congestion] Name)"),
 	PA("Disabled", T_BOOL, disabled),
+	PA("Mtu", T_MTU, mtu, .min = 1200, .max = 65535),
 };
 
 static const struct cfg_key peer_keys[] = {

@@ -52,7 +52,15 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	mpt_ctl_outf(out, "%s.up=%d", pre, mpt_path_usable(p));
 	mpt_ctl_outf(out, "%s.cost=%u", pre, p->cost);
 	mpt_ctl_outf(out, "%s.weight=%u", pre, p->weight);
-	mpt_ctl_outf(out, "%s.mtu_bytes=%u", pre, s->d->inner_mtu);
+	mpt_ctl_outf(out, "%s.mtu_bytes=%u", pre, mpt_path_max_inner(p, s->d->pool.mtu));
+	mpt_ctl_outf(out, "%s.plpmtu_bytes=%u", pre, mpt_plpmtud_cap(&p->pmtu));
+	mpt_ctl_outf(out, "%s.pmtu_state=%s", pre, mpt_plpmtud_state_name(&p->pmtu));
+	mpt_ctl_outf(out, "%s.mtu_probes=%llu", pre, (unsigned long long)p->pmtu.probes_sent);
+	mpt_ctl_outf(out, "%s.mtu_probes_lost=%llu", pre,
+		     (unsigned long long)p->pmtu.probes_lost);
+	mpt_ctl_outf(out, "%s.black_holes=%llu", pre, (unsigned long long)p->pmtu.black_holes);
+	mpt_ctl_outf(out, "%s.ptb_hints=%llu", pre, (unsigned long long)p->pmtu.ptb_hints);
+	mpt_ctl_outf(out, "%s.send_too_big=%llu", pre, (unsigned long long)p->st.send_too_big);
 	mpt_ctl_outf(out, "%s.srtt_us=%llu", pre, (unsigned long long)us(r->srtt_ns));
 	mpt_ctl_outf(out, "%s.rttvar_us=%llu", pre, (unsigned long long)us(r->rttvar_ns));
 	mpt_ctl_outf(out, "%s.min_rtt_us=%llu", pre,
@@ -125,6 +133,9 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 		     (unsigned long long)s->st.repair_late);
 	mpt_ctl_outf(out, "session.%u.repair_given_up=%llu", si,
 		     (unsigned long long)s->st.repair_given_up);
+	mpt_ctl_outf(out, "session.%u.too_big_drops=%llu", si,
+		     (unsigned long long)s->st.too_big_drops);
+	mpt_ctl_outf(out, "session.%u.ptb_sent=%llu", si, (unsigned long long)s->st.ptb_sent);
 	mpt_ctl_outf(out, "session.%u.fresh_starts=%llu", si,
 		     (unsigned long long)s->st.fresh_starts);
 	mpt_ctl_outf(out, "session.%u.handshakes=%llu", si, (unsigned long long)s->st.handshakes);
@@ -202,6 +213,7 @@ static int h_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
 	mpt_ctl_outf(out, "daemon.drop_ratelimit_pkts=%llu",
 		     (unsigned long long)d->st.drops[MPT_WIRE_HS_RATELIMIT]);
 	mpt_ctl_outf(out, "daemon.pool_free=%u", d->pool.nfree);
+	mpt_ctl_outf(out, "daemon.icmp_errors=%llu", (unsigned long long)d->st.icmp_errors);
 	mpt_ctl_outf(out, "daemon.pool_exhausted=%llu",
 		     (unsigned long long)(d->pool.exhausted + d->st.pool_exhausted));
 	for (unsigned i = 0; i < d->nsessions; i++)

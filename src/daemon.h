@@ -50,6 +50,7 @@ struct mpt_daemon_stats {
 	uint64_t tun_no_session;		/* TUN packet for no established session */
 	uint64_t tun_bad_packet;		/* TUN packet that does not parse */
 	uint64_t pool_exhausted;
+	uint64_t icmp_errors;			/* read from the sockets' error queues */
 	uint64_t reloads, reload_errors;
 };
 
@@ -125,6 +126,11 @@ void mpt_rx_datagram(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, size
 		     int fd, const struct sockaddr_storage *from, socklen_t fromlen,
 		     int path_hint, uint64_t now);
 void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint);
+/* An ICMP too big (or a local EMSGSIZE) for a datagram sent from fd to `to`, from a
+ * socket's error queue: a hint for that path's MTU discovery (session_pmtu.c). */
+void mpt_daemon_on_ptb(struct mpt_daemon *d, int fd, int path_hint,
+		       const struct sockaddr_storage *to, socklen_t tolen, uint32_t mtu,
+		       uint64_t now);
 /* TUN reading and writing (tunio.c). */
 void mpt_tun_readable(struct mpt_daemon *d);
 void mpt_tun_deliver(void *arg, uint64_t dsn, void *pkt, uint32_t len,

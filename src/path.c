@@ -9,14 +9,22 @@
 
 #include "log.h"
 #include "path.h"
+#include "sys.h"
 
 /* The recovery's release callback: an acknowledged kept packet goes back to the pool,
- * a lost one waits in lostq for the session's verdict. */
+ * a lost one waits in lostq for the session's verdict. Both tell the path MTU
+ * discovery whether packets of their size pass (its black-hole detector). */
 static void path_release(void *arg, void *data, bool lost)
 {
 	struct mpt_path *p = arg;
 	struct mpt_pkt *pkt = data;
+	uint32_t size = pkt->len + MPT_WIRE_DATA_OVERHEAD + mpt_path_ip_udp(p);
 
+	if (mpt_plpmtud_on_data(&p->pmtu, (uint16_t)MPT_MIN(size, 65535u), pkt->sent_ns, lost,
+				mpt_now_ns()))
+		log_info("path %s: packets of %u bytes vanish while smaller ones pass: "
+			   "path MTU black hole, down to %u bytes and searching again",
+			   p->name, size, p->pmtu.plpmtu);
 	if (lost)
 		mpt_pktq_push(&p->lostq, pkt);
 	else
@@ -59,6 +67,12 @@ int mpt_path_init(struct mpt_path *p, uint8_t id, const struct mpt_config *cfg,
 	mpt_acktrack_init(&p->ackt, id, MPT_ACK_DEFAULT_MAX_DELAY_NS, 4);
 	p->pacer.horizon_ns = MPT_NSEC_PER_MSEC;
 	p->gso_ok = true;		/* until a send says otherwise */
+	/* search no higher than the largest datagram the tunnel sends: a full inner
+	 * packet over IPv6 (MTU = set below OuterMTU less the overhead) */
+	p->outer_mtu = (uint16_t)MPT_MIN(MPT_MIN(cfg->outer_mtu, mpt_config_inner_mtu(cfg) +
+						 40u + 8u + MPT_WIRE_DATA_OVERHEAD), 65535u);
+	p->pinned_mtu = pc ? (uint16_t)pc->mtu : 0;
+	mpt_plpmtud_init(&p->pmtu, MPT_PMTU_BASE_V4, p->outer_mtu, p->pinned_mtu);
 	p->next_pn = 1;
 	ccname = pc && pc->cc[0] ? pc->cc : cfg->cc;
 	ops = mpt_cc_find(ccname);
@@ -126,8 +140,18 @@ void mpt_path_reset(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t now)
 	}
 }
 
+void mpt_path_pmtu_start(struct mpt_path *p, uint64_t now)
+{
+	uint32_t base = mpt_path_ip_udp(p) == 28 ? MPT_PMTU_BASE_V4 : MPT_PMTU_BASE_V6;
+
+	mpt_plpmtud_init(&p->pmtu, (uint16_t)MPT_MIN(base, p->outer_mtu), p->outer_mtu,
+			 p->pinned_mtu);
+	mpt_plpmtud_start(&p->pmtu, now);
+}
+
 void mpt_path_restart(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t now)
 {
+	mpt_plpmtud_init(&p->pmtu, p->pmtu.base, p->outer_mtu, p->pinned_mtu);
 	mpt_path_reset(p, pool, now);
 	mpt_pktq_purge(&p->lostq, pool);	/* for the old peer: not re-sent */
 	mpt_acktrack_init(&p->ackt, p->id, MPT_ACK_DEFAULT_MAX_DELAY_NS, 4);
@@ -146,7 +170,7 @@ void mpt_path_fill_view(const struct mpt_path *p, struct mpt_path_view *v, uint3
 	v->weight = p->weight;
 	v->capacity = p->capacity;
 	v->up = mpt_path_usable(p);
-	v->mtu = mtu;
+	v->mtu = mpt_path_max_inner(p, mtu);
 	v->cwnd = p->cc.cwnd;
 	v->in_flight = mpt_path_in_flight(p);
 	v->pacing_rate = p->cc.pacing_rate;
@@ -185,6 +209,25 @@ int mpt_udp_socket(int family, char *err, size_t errlen)
 		int zero = 0;
 
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	}
+	/* Never fragment outside (plpmtud.h): DF on every datagram, GSO segments
+	 * included, and the kernel's own PMTU cache ignored (PROBE), so that the
+	 * tunnel's discovery alone decides sizes; ICMP errors come to the error queue
+	 * (RECVERR) as hints. An IPv6 socket also carries IPv4 (v4-mapped). */
+	{
+		int probe4 = IP_PMTUDISC_PROBE, probe6 = IPV6_PMTUDISC_PROBE;
+
+		if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &probe4, sizeof(probe4)) < 0 &&
+		    family == AF_INET)
+			log_warn("IP_MTU_DISCOVER");
+		setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one));
+		if (family == AF_INET6) {
+			if (setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &probe6,
+				       sizeof(probe6)) < 0)
+				log_warn("IPV6_MTU_DISCOVER");
+			setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &one, sizeof(one));
+			setsockopt(fd, IPPROTO_IPV6, IPV6_DONTFRAG, &one, sizeof(one));
+		}
 	}
 	/* receive runs of datagrams as one message where the kernel coalesced them
 	 * (the peer's UDP GSO sends): rx.c splits them; best effort */

@@ -14,15 +14,19 @@
 #ifndef MPTUND_PATH_H
 #define MPTUND_PATH_H
 
+#include <netinet/in.h>
+#include <string.h>
 #include <sys/socket.h>
 
 #include <mptund/cc.h>
 #include <mptund/sched.h>
+#include <mptund/wire.h>
 
 #include "acktrack.h"
 #include "config.h"
 #include "pacer.h"
 #include "pkt.h"
+#include "plpmtud.h"
 #include "recovery.h"
 
 #define MPT_PATH_RING		32768	/* packets trackable in flight per path */
@@ -41,6 +45,7 @@ struct mpt_path_stats {
 	uint64_t txq_drops;		/* dropped from the pacer queue (path went down) */
 	uint64_t dead_by_data;		/* declared down: data unacknowledged too long */
 	uint64_t gso_sends;		/* runs sent as one UDP GSO datagram */
+	uint64_t send_too_big;		/* sends the local stack refused: EMSGSIZE */
 };
 
 struct mpt_path {
@@ -62,6 +67,8 @@ struct mpt_path {
 	bool admin_up;			/* mptund-ctl path NAME up|down */
 	bool alive;			/* round trips proven recently */
 	uint64_t last_rx_ns;		/* the latest proof */
+	uint64_t alive_since_ns;	/* when it last became alive */
+	bool rtt_fresh;			/* an RTT sample since then */
 	uint64_t next_probe_ns;
 	uint32_t probe_seq;
 
@@ -78,6 +85,9 @@ struct mpt_path {
 	uint64_t pto_at;		/* 0: no probe timeout armed */
 	uint32_t pto_backoff;
 	bool gso_ok;			/* UDP GSO works on this path's route */
+	struct mpt_plpmtud pmtu;	/* path MTU discovery (plpmtud.h) */
+	uint16_t pinned_mtu;		/* [Path] Mtu; 0 = discover */
+	uint16_t outer_mtu;		/* OuterMTU: the search's upper end */
 
 	/* receiver */
 	struct mpt_acktrack ackt;
@@ -90,6 +100,48 @@ static inline bool mpt_path_usable(const struct mpt_path *p)
 {
 	return p->used && p->link_ok && p->admin_up && p->alive && p->remote_len;
 }
+
+/* IP and UDP header bytes of the path's datagrams (IPv4, also v4-mapped, or IPv6). */
+static inline uint32_t mpt_path_ip_udp(const struct mpt_path *p)
+{
+	const struct sockaddr_storage *a = &p->remote;
+
+	if (a->ss_family == AF_INET6) {
+		const uint8_t *b = ((const struct sockaddr_in6 *)a)->sin6_addr.s6_addr;
+		static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+		if (memcmp(b, v4mapped, sizeof(v4mapped)) != 0)
+			return 40 + 8;
+	}
+	return 20 + 8;
+}
+
+/* The largest UDP payload the path may carry now (its PLPMTU less the headers). */
+static inline uint32_t mpt_path_max_datagram(const struct mpt_path *p)
+{
+	return mpt_plpmtud_cap(&p->pmtu) - mpt_path_ip_udp(p);
+}
+
+/* The largest inner packet a data datagram of the path carries now. */
+static inline uint32_t mpt_path_max_inner(const struct mpt_path *p, uint32_t pool_mtu)
+{
+	uint32_t d = mpt_path_max_datagram(p);
+
+	d = d > MPT_WIRE_DATA_OVERHEAD ? d - MPT_WIRE_DATA_OVERHEAD : 0;
+	return d < pool_mtu ? d : pool_mtu;
+}
+
+/* May a packet of len inner bytes fit once the path's search ends (it is below every
+ * size known to fail)? */
+static inline bool mpt_path_may_fit(const struct mpt_path *p, uint32_t len)
+{
+	return p->pmtu.state == MPT_PMTU_SEARCHING &&
+	       len + MPT_WIRE_DATA_OVERHEAD + mpt_path_ip_udp(p) < p->pmtu.fail;
+}
+
+/* (Re)start path MTU discovery: the base from the remote's family, the search up to
+ * OuterMTU, or the pinned MTU. */
+void mpt_path_pmtu_start(struct mpt_path *p, uint64_t now);
 
 /* In flight as schedulers see it: sent and unacked, plus waiting in the pacer. */
 static inline uint64_t mpt_path_in_flight(const struct mpt_path *p)

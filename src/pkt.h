@@ -106,6 +106,22 @@ static inline struct mpt_pkt *mpt_pktq_pop(struct mpt_pktq *q)
 	return p;
 }
 
+/* Move every packet of from to the front of q, in order; from is left empty. */
+static inline void mpt_pktq_prepend(struct mpt_pktq *q, struct mpt_pktq *from)
+{
+	if (!from->head)
+		return;
+	from->tail->next = q->head;
+	if (!q->head)
+		q->tail = from->tail;
+	q->head = from->head;
+	q->pkts += from->pkts;
+	q->bytes += from->bytes;
+	from->head = from->tail = NULL;
+	from->pkts = 0;
+	from->bytes = 0;
+}
+
 /* Remove and return the packet at byte offset `offset` of q: the first packet whose end
  * lies beyond it (the tail when q is shorter); NULL when q is empty. */
 struct mpt_pkt *mpt_pktq_take_at(struct mpt_pktq *q, uint64_t offset);

@@ -23,6 +23,9 @@ void mpt_plpmtud_init(struct mpt_plpmtud *m, uint16_t base, uint16_t max, uint16
 
 static void end_round(struct mpt_plpmtud *m)
 {
+	m->resent = false;
+	m->resending = false;
+	m->round_sent = 0;
 	m->nround = 0;
 	m->round_acked = 0;
 	m->round_acks = 0;
@@ -111,7 +114,7 @@ bool mpt_plpmtud_wants_small_probe(const struct mpt_plpmtud *m)
 /* The round is over: unanswered sizes above what is confirmed fail. */
 static void close_round(struct mpt_plpmtud *m)
 {
-	unsigned sent = (unsigned)m->nround * MPT_PMTU_COPIES;
+	unsigned sent = m->round_sent;
 
 	m->probes_lost += sent > m->round_acks ? sent - m->round_acks : 0;
 	for (unsigned i = 0; i < m->nround; i++) {
@@ -146,8 +149,17 @@ unsigned mpt_plpmtud_due(struct mpt_plpmtud *m, uint64_t now,
 	if (m->state == MPT_PMTU_PINNED || m->state == MPT_PMTU_BASE)
 		return 0;
 	if (m->nround) {
-		if (!round_settled(m) && now < m->probe_deadline_ns)
-			return 0;
+		if (!round_settled(m) && now < m->probe_deadline_ns) {
+			if (m->resent || now < m->resend_at_ns)
+				return 0;
+			n = 0;			/* half way: the unanswered sizes again */
+			for (unsigned i = 0; i < m->nround; i++)
+				if (!(m->round_acked & 1u << i) && m->round[i] > m->plpmtu)
+					sizes[n++] = m->round[i];
+			m->resent = true;
+			m->resending = n > 0;
+			return n;
+		}
 		close_round(m);
 	}
 	if (wants_small(m)) {
@@ -180,8 +192,14 @@ uint32_t mpt_plpmtud_probe_id(struct mpt_plpmtud *m, uint16_t size)
 void mpt_plpmtud_on_sent(struct mpt_plpmtud *m, unsigned datagrams, uint64_t timeout_ns,
 			 uint64_t now)
 {
-	m->probe_deadline_ns = now + timeout_ns;
 	m->probes_sent += datagrams;
+	m->round_sent = (uint8_t)(m->round_sent + datagrams);
+	if (m->resending) {
+		m->resending = false;
+		return;
+	}
+	m->probe_deadline_ns = now + timeout_ns;
+	m->resend_at_ns = now + timeout_ns / 2;
 }
 
 void mpt_plpmtud_on_send_too_big(struct mpt_plpmtud *m, uint16_t size, uint64_t now)
@@ -199,8 +217,12 @@ uint64_t mpt_plpmtud_deadline(const struct mpt_plpmtud *m)
 {
 	switch (m->state) {
 	case MPT_PMTU_SEARCHING:
+		if (m->nround && !m->resent && m->resend_at_ns < m->probe_deadline_ns)
+			return m->resend_at_ns ? m->resend_at_ns : 1;
 		return m->probe_deadline_ns ? m->probe_deadline_ns : 1;
 	case MPT_PMTU_COMPLETE:
+		if (m->nround && !m->resent)
+			return m->resend_at_ns;
 		return m->nround || wants_small(m) ? m->probe_deadline_ns : m->raise_at_ns;
 	default:
 		return 0;
@@ -224,8 +246,13 @@ bool mpt_plpmtud_on_probe_ack(struct mpt_plpmtud *m, uint32_t id, uint64_t now)
 			m->round_acked |= (uint8_t)(1u << i);
 			m->round_acks++;
 		}
-	if (m->state == MPT_PMTU_PINNED || size <= m->plpmtu)
+	if (m->state == MPT_PMTU_PINNED)
 		return true;
+	if (size <= m->plpmtu) {
+		if (m->nround && round_settled(m))
+			m->probe_deadline_ns = now;
+		return true;
+	}
 	m->plpmtu = size;
 	if (size >= m->fail)	/* a late answer for a size taken as failed */
 		m->fail = (uint16_t)(size + 1u);
@@ -236,6 +263,8 @@ bool mpt_plpmtud_on_probe_ack(struct mpt_plpmtud *m, uint32_t id, uint64_t now)
 	} else if (m->hint && m->hint <= size) {
 		m->hint = 0;
 	}
+	if (m->nround && round_settled(m))
+		m->probe_deadline_ns = now;	/* the next round at once */
 	return true;
 }
 

@@ -19,9 +19,10 @@
  * A probe is lost after one probe timeout without its PROBE_ACK (the peer answers a
  * PROBE at once, so an RTT and its variation, not RFC 8899's 15 s PROBE_TIMER, which
  * is sized for protocols whose probes wait for a delayed ACK). Each size goes out
- * MPT_PMTU_COPIES times in its round, so that one random loss does not fail it (RFC
- * 8899's MAX_PROBES, sent at once rather than one timeout apart: the search must end
- * within 2 s of a path coming up). Probes are not congestion controlled and their
+ * twice in its round, at its start and, if unanswered, half a timeout later, so that
+ * neither one random loss nor one burst of a full queue fails it (RFC 8899's
+ * MAX_PROBES, 3 there, one timeout apart: the search must end within 2 s of a path
+ * coming up). Probes are not congestion controlled and their
  * loss is not congestion (RFC 8899 section 4.4); a round is at most a dozen
  * datagrams.
  *
@@ -48,7 +49,6 @@
 
 #define MPT_PMTU_BASE_V4	1200	/* RFC 8899 section 5.1.2, IPv4 */
 #define MPT_PMTU_BASE_V6	1280	/* RFC 8899 section 5.1.2 / RFC 8200 minimum */
-#define MPT_PMTU_COPIES		2	/* datagrams per probed size and round */
 #define MPT_PMTU_ROUND		5	/* sizes per round, the maximum included */
 #define MPT_PMTU_RAISE_NS	(60ULL * 1000000000ULL)	/* RFC 8899: 600 s; access links
 					 * change MTU on handover, and a raise costs one
@@ -72,6 +72,10 @@ struct mpt_plpmtud {
 	uint8_t nround;			/* 0: no round under way */
 	uint8_t round_acked;		/* bit per size answered */
 	uint8_t round_acks;		/* PROBE_ACKs received in the round */
+	uint8_t round_sent;		/* probes sent in the round */
+	bool resent;			/* the round's second copies went */
+	bool resending;			/* due() returned the second copies */
+	uint64_t resend_at_ns;
 	uint8_t state;			/* enum mpt_pmtu_state */
 	bool optimistic;		/* first search, nothing failed yet: cap = fail - 1 */
 	uint16_t seq;			/* low bits of probe ids */
@@ -97,9 +101,10 @@ uint16_t mpt_plpmtud_cap(const struct mpt_plpmtud *m);
 
 /*
  * Timer work at now: a round past its deadline ends (unanswered sizes fail); returns
- * how many sizes a new round probes now (0: none) and puts them in sizes[]. The
- * caller sends MPT_PMTU_COPIES probes of each with mpt_plpmtud_probe_id() and then
- * reports mpt_plpmtud_on_sent() with the probe timeout.
+ * how many sizes to probe now (0: none: a new round, or a round's unanswered sizes
+ * again half way) and puts them in sizes[]. The caller sends one probe of each with
+ * mpt_plpmtud_probe_id() and then reports mpt_plpmtud_on_sent() with the number sent
+ * and the probe timeout.
  */
 unsigned mpt_plpmtud_due(struct mpt_plpmtud *m, uint64_t now,
 			 uint16_t sizes[MPT_PMTU_ROUND]);

@@ -10,6 +10,9 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
+#include <linux/errqueue.h>
+#include <netinet/in.h>
 #include <netinet/udp.h>
 #include <sys/socket.h>
 
@@ -150,6 +153,43 @@ static void rx_message(struct mpt_daemon *d, const uint8_t *buf, size_t len, siz
 	}
 }
 
+/* The socket's error queue (IP_RECVERR, path.c): ICMP fragmentation needed / packet
+ * too big, and local EMSGSIZE, for datagrams we sent; each names the destination, so
+ * the path, and the MTU the router or the stack reported. Other errors are dropped. */
+static void rx_errqueue(struct mpt_daemon *d, int fd, int path_hint)
+{
+	for (int k = 0; k < 64; k++) {
+		char ctl[256];
+		uint8_t data[64];
+		struct sockaddr_storage to;
+		struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) };
+		struct msghdr mh = {
+			.msg_name = &to,
+			.msg_namelen = sizeof(to),
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = ctl,
+			.msg_controllen = sizeof(ctl),
+		};
+
+		if (recvmsg(fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+			return;
+		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+			struct sock_extended_err ee;
+
+			if (!((cm->cmsg_level == SOL_IP && cm->cmsg_type == IP_RECVERR) ||
+			      (cm->cmsg_level == SOL_IPV6 && cm->cmsg_type == IPV6_RECVERR)) ||
+			    cm->cmsg_len < CMSG_LEN(sizeof(ee)))
+				continue;
+			memcpy(&ee, CMSG_DATA(cm), sizeof(ee));
+			d->st.icmp_errors++;
+			if (ee.ee_errno == EMSGSIZE && ee.ee_info)
+				mpt_daemon_on_ptb(d, fd, path_hint, &to, mh.msg_namelen,
+						  ee.ee_info, mpt_now_ns());
+		}
+	}
+}
+
 void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint)
 {
 	struct mmsghdr msgs[MPT_RX_BATCH];
@@ -175,9 +215,15 @@ void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint)
 		n = recvmmsg(fd, msgs, MPT_RX_BATCH, MSG_DONTWAIT, NULL);
 		now = mpt_now_ns();
 		if (n <= 0) {
-			if (n < 0 && errno != EAGAIN && errno != EINTR &&
-			    log_ratelimit_ok(&d->rl, now))
-				log_warn("recvmmsg");
+			if (n < 0 && errno != EAGAIN && errno != EINTR) {
+				/* a pending socket error (RECVERR): read the queue */
+				rx_errqueue(d, fd, path_hint);
+				if (errno == EMSGSIZE || errno == EHOSTUNREACH ||
+				    errno == ECONNREFUSED || errno == ENETUNREACH)
+					continue;
+				if (log_ratelimit_ok(&d->rl, now))
+					log_warn("recvmmsg");
+			}
 			break;
 		}
 		for (i = 0; i < n; i++) {

@@ -322,6 +322,8 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now)
 		at = earliest(at, p->pto_at);
 		at = earliest(at, p->next_probe_ns);
 		at = earliest(at, mpt_session_dead_deadline(p));
+		if (p->alive)
+			at = earliest(at, mpt_plpmtud_deadline(&p->pmtu));
 	}
 	at = earliest(at, mpt_reorder_next_deadline(&s->reorder));
 	if (s->rtxq.head)		/* waiting for room: a slow retry in case nothing else */

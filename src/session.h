@@ -59,6 +59,8 @@ struct mpt_session_stats {
 	uint64_t repairs;			/* lost packets re-sent */
 	uint64_t repair_late;			/* lost, but a repair would come too late */
 	uint64_t repair_given_up;		/* lost again, or Recovery = off */
+	uint64_t too_big_drops;			/* fit no path (session_pmtu.c) */
+	uint64_t ptb_sent;			/* ICMP too big written to the TUN */
 };
 
 struct mpt_session {
@@ -97,6 +99,7 @@ struct mpt_session {
 	/* receive */
 	struct mpt_reorder reorder;
 	uint64_t hold_update_ns;
+	uint64_t last_ptb_ns;			/* the latest ICMP too big sent */
 
 	ev_timer timer;
 	uint64_t timer_at;
@@ -176,5 +179,18 @@ void mpt_session_repair(struct mpt_session *s, struct mpt_path_view *views,
 			const struct mpt_sched_ctx *ctx, uint64_t now);
 uint64_t mpt_session_dead_deadline(const struct mpt_path *p);
 void mpt_session_check_dead(struct mpt_session *s, struct mpt_path *p, uint64_t now);
+
+/* Path MTU (session_pmtu.c). */
+#define MPT_PICK_DROPPED	0x80000000u	/* the head packet fit no path: dropped */
+void mpt_session_pmtu_timer(struct mpt_session *s, struct mpt_path *p, uint64_t now);
+int mpt_session_send_mtu_probe(struct mpt_session *s, struct mpt_path *p, uint16_t size,
+			       uint32_t id, uint64_t now);
+/* The smallest inner packet size the usable paths all carry. */
+uint32_t mpt_session_min_fit(const struct mpt_session *s, uint32_t usable);
+/* Pick for a head packet larger than some usable path carries: the scheduler chooses
+ * among the paths that carry it; 0: wait (a search may find room); MPT_PICK_DROPPED:
+ * no path can, the packet was answered with ICMP and dropped. */
+uint32_t mpt_session_pick_fitting(struct mpt_session *s, struct mpt_sched_ctx *ctx,
+				  uint32_t usable, uint64_t now);
 
 #endif

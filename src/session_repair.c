@@ -24,6 +24,7 @@
 #include "session.h"
 
 #define MPT_DEAD_FLOOR_NS	(30 * MPT_NSEC_PER_MSEC)
+#define MPT_DEAD_STALE_NS	(500 * MPT_NSEC_PER_MSEC)	/* 1.5 x kInitialRtt */
 
 /* How long the receiver holds a hole: mpt_reorder_hold_repair over the up paths'
  * RTTs, as the receiving side computes it from its own (session_rx.c). */
@@ -79,7 +80,7 @@ static int soonest(const struct mpt_sched_ctx *ctx, uint32_t len)
 		const struct mpt_path_view *v = &ctx->paths[i];
 		uint64_t at;
 
-		if (!mpt_path_has_room(v, v->cwnd))
+		if (!mpt_path_has_room(v, v->cwnd) || v->mtu < len)
 			continue;
 		at = mpt_arrival_ns(v, v->cwnd, len);
 		if (at < best_at) {
@@ -119,17 +120,23 @@ void mpt_session_repair(struct mpt_session *s, struct mpt_path_view *views,
 }
 
 /* One and a half probe timeouts (srtt + 4 rttvar + ACK delay: RFC 9002 6.2.1)
- * without an acknowledgement while data is in flight. */
+ * without an acknowledgement while data is in flight. Until the path has a fresh RTT
+ * sample since it came up, its RTT may be stale (an idle path measured without the
+ * queues it meets now): then 1.5 x RFC 9002's initial RTT at least. */
 static uint64_t dead_after(const struct mpt_path *p)
 {
-	return MPT_MAX(3 * mpt_recovery_pto(&p->rec) / 2, MPT_DEAD_FLOOR_NS);
+	uint64_t floor = p->rtt_fresh ? MPT_DEAD_FLOOR_NS : MPT_DEAD_STALE_NS;
+
+	return MPT_MAX(3 * mpt_recovery_pto(&p->rec) / 2, floor);
 }
 
 uint64_t mpt_session_dead_deadline(const struct mpt_path *p)
 {
 	uint64_t since = mpt_recovery_silent_since(&p->rec);
 
-	return since && p->alive ? since + dead_after(p) : 0;
+	if (!since || !p->alive)
+		return 0;
+	return MPT_MAX(since, p->alive_since_ns) + dead_after(p);
 }
 
 void mpt_session_check_dead(struct mpt_session *s, struct mpt_path *p, uint64_t now)
@@ -141,8 +148,8 @@ void mpt_session_check_dead(struct mpt_session *s, struct mpt_path *p, uint64_t 
 		return;
 	log_info("%s: path %s: nothing acknowledged for %llu ms with %llu bytes in flight: "
 		 "down, its packets go to the other paths", s->name, p->name,
-		 (unsigned long long)((now - mpt_recovery_silent_since(&p->rec)) /
-				      MPT_NSEC_PER_MSEC),
+		 (unsigned long long)((now - MPT_MAX(mpt_recovery_silent_since(&p->rec),
+						     p->alive_since_ns)) / MPT_NSEC_PER_MSEC),
 		 (unsigned long long)p->rec.in_flight);
 	p->st.dead_by_data++;
 	mpt_recovery_declare_all_lost(&p->rec, &ev);

@@ -58,6 +58,8 @@ static void on_ack(struct mpt_session *s, const struct mpt_ack_info *ack, uint64
 		return;
 	}
 	p->st.acks_rx++;
+	if (ev.rtt_sampled)
+		p->rtt_fresh = true;
 	mpt_session_on_losses(s, p, &ev, now);
 	if (ev.acked_pkts) {
 		mpt_session_heard(s, p, now);	/* our packets reach the peer */
@@ -94,6 +96,10 @@ static void on_probe_info(struct mpt_session *s, struct mpt_path *p,
 				p->weight = cfg->paths[i].weight;
 				if (cfg->paths[i].capacity)
 					p->capacity = cfg->paths[i].capacity;
+				if (cfg->paths[i].mtu != p->pinned_mtu) {
+					p->pinned_mtu = (uint16_t)cfg->paths[i].mtu;
+					mpt_path_pmtu_start(p, mpt_now_ns());
+				}
 			}
 		}
 	}
@@ -178,6 +184,12 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 	if (!ks->confirmed)
 		ks->confirmed = true;
 	s->last_auth_rx_ns = now;
+	if (!path->used && s->d->cfg.role == MPT_ROLE_UE) {
+		/* the UE announces its paths: the anchor names none the UE lacks */
+		s->st.drops[MPT_WIRE_BAD_PATH_ID]++;
+		mpt_pkt_put(&s->d->pool, p);
+		return;
+	}
 	if (!path->used) {
 		/* anchor: a new path of this UE; probe it at once to prove it */
 		path->used = true;
@@ -214,6 +226,7 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 		case MPT_FRAME_PROBE_ACK:
 			/* a round trip on this path: it works both ways */
 			mpt_session_heard(s, path, now);
+			mpt_plpmtud_on_probe_ack(&path->pmtu, f.u.probe_ack.id, now);
 			break;
 		case MPT_FRAME_PADDING:
 			break;

@@ -106,6 +106,14 @@ static int seal_and_send(struct mpt_session *s, struct mpt_path *p, uint8_t *buf
 	return len;
 }
 
+/* The local stack refused a datagram of len bytes as too big for the route. */
+static void local_too_big(struct mpt_path *p, size_t len)
+{
+	p->st.send_too_big++;
+	mpt_plpmtud_on_send_too_big(&p->pmtu, (uint16_t)MPT_MIN(len + mpt_path_ip_udp(p),
+								 65535u), mpt_now_ns());
+}
+
 /* Send b->msg[from, from + n) with sendmmsg; returns how many left. */
 static unsigned send_mmsg(struct mpt_path *p, struct mpt_txbatch *b, unsigned from,
 			  unsigned n)
@@ -113,6 +121,12 @@ static unsigned send_mmsg(struct mpt_path *p, struct mpt_txbatch *b, unsigned fr
 	while (n) {
 		int k = sendmmsg(p->fd, b->msg + from, n, MSG_DONTWAIT);
 
+		if (k < 0 && errno == EMSGSIZE) {
+			local_too_big(p, b->msg[from].msg_hdr.msg_iov->iov_len);
+			from++;			/* lost: repaired elsewhere */
+			n--;
+			continue;
+		}
 		if (k <= 0)
 			break;
 		for (int i = 0; i < k; i++) {
@@ -188,7 +202,9 @@ static void batch_send(struct mpt_session *s, struct mpt_path *p, struct mpt_txb
 				i += n;
 				continue;
 			}
-			if (ret == -EIO || ret == -EINVAL || ret == -ENOPROTOOPT) {
+			if (ret == -EMSGSIZE)
+				local_too_big(p, seg);
+			else if (ret == -EIO || ret == -EINVAL || ret == -ENOPROTOOPT) {
 				p->gso_ok = false;	/* this path's route cannot: stop trying */
 				log_info("%s: path %s: UDP GSO unavailable (%s), sending datagrams "
 					 "one by one", s->name, p->name, strerror(-ret));
@@ -225,6 +241,8 @@ static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt 
 	size_t flen;
 	int ret;
 
+	/* nothing larger than the path carries: the piggybacked ACK must fit too */
+	cap = MPT_MIN(cap, (size_t)mpt_path_max_datagram(p));
 	ret = mpt_frame_data_encode(buf + MPT_WIRE_HDR_LEN, cap - MPT_WIRE_HDR_LEN, pkt->dsn,
 				    pkt->data, pkt->len);
 	if (ret < 0) {
@@ -308,6 +326,44 @@ void mpt_session_send_probe(struct mpt_session *s, struct mpt_path *p, uint64_t 
 		p->st.ptos++;
 }
 
+/* A PROBE padded to an outer packet of size bytes (plpmtud.h), not ack-eliciting for
+ * the path's recovery: neither in flight nor congestion controlled, and its loss is
+ * no congestion (RFC 8899 4.4). Returns the datagram length or -errno. */
+int mpt_session_send_mtu_probe(struct mpt_session *s, struct mpt_path *p, uint16_t size,
+			       uint32_t id, uint64_t now)
+{
+	struct mpt_probe pr = {
+		.id = id,
+		.timestamp = now,
+		.cost = p->cost,
+		.weight = p->weight,
+		.capacity = p->capacity,
+	};
+	struct mpt_pkt *pkt = mpt_pkt_alloc(&s->d->pool);
+	size_t dgram = size - mpt_path_ip_udp(p), flen;
+	uint8_t *buf;
+	int n, ret;
+
+	if (!pkt)
+		return -ENOBUFS;
+	buf = pkt->data - MPT_WIRE_DATA_PREFIX;
+	if (dgram > MPT_WIRE_DATA_PREFIX + mpt_pkt_room(&s->d->pool) ||
+	    dgram < MPT_WIRE_MIN_TRANSPORT + MPT_FRAME_HDR_LEN + MPT_PROBE_LEN +
+		    MPT_FRAME_HDR_LEN) {
+		mpt_pkt_put(&s->d->pool, pkt);
+		return -EMSGSIZE;
+	}
+	memcpy(pr.name, p->name, sizeof(pr.name));
+	flen = dgram - MPT_WIRE_HDR_LEN - MPT_WIRE_TAG_LEN;
+	n = mpt_frame_probe_encode(buf + MPT_WIRE_HDR_LEN, flen, &pr);
+	if (n > 0)
+		n = mpt_frame_padding_encode(buf + MPT_WIRE_HDR_LEN + n, flen - (size_t)n,
+					     flen - (size_t)n);
+	ret = n < 0 ? n : seal_and_send(s, p, buf, flen, dgram, false, now);
+	mpt_pkt_put(&s->d->pool, pkt);
+	return ret;
+}
+
 /* A path's queueing delay at its bottleneck: the latest RTT above the minimum. */
 static uint64_t path_queueing(const struct mpt_path_view *v)
 {
@@ -338,7 +394,8 @@ static struct mpt_pkt *take(struct mpt_session *s, const struct mpt_sched_ctx *c
 	uint64_t lead;
 
 	if (s->squeue.pkts < 2 || (mask & (mask - 1)) || !s->sched->in_order ||
-	    !s->sched->in_order(s->sched_priv))
+	    !s->sched->in_order(s->sched_priv) ||
+	    ctx->paths[__builtin_ctz(mask)].mtu < s->d->pool.mtu)
 		return mpt_pktq_pop(&s->squeue);
 	lead = mpt_arrival_lead(ctx, (unsigned)__builtin_ctz(mask), s->squeue.head->len);
 	if (lead <= s->squeue.head->len)
@@ -357,7 +414,7 @@ static void schedule(struct mpt_session *s, uint64_t now)
 	const struct mpt_sched_ops *ops = s->sched;
 	struct mpt_daemon *d = s->d;
 	struct mpt_sched_ctx ctx;
-	uint32_t usable = 0;
+	uint32_t usable = 0, min_fit;
 
 	if (!s->squeue.head && !s->rtxq.head) {
 		mpt_standing_update(&s->standing, now, 0);
@@ -371,6 +428,7 @@ static void schedule(struct mpt_session *s, uint64_t now)
 	}
 	for (unsigned i = 0; i < s->npaths; i++)
 		usable |= (uint32_t)s->views[i].up << i;
+	min_fit = mpt_session_min_fit(s, usable);
 	while (s->squeue.head) {
 		struct mpt_pkt *pkt;
 		uint32_t mask;
@@ -381,7 +439,12 @@ static void schedule(struct mpt_session *s, uint64_t now)
 			ops->tick(s->sched_priv, &ctx);
 			s->next_tick_ns = now + ops->tick_ns;
 		}
-		mask = ops->pick(s->sched_priv, &ctx, &s->squeue.head->meta) & usable;
+		if (s->squeue.head->len <= min_fit)
+			mask = ops->pick(s->sched_priv, &ctx, &s->squeue.head->meta) & usable;
+		else
+			mask = mpt_session_pick_fitting(s, &ctx, usable, now);
+		if (mask == MPT_PICK_DROPPED)
+			continue;
 		if (!mask) {
 			s->st.holds++;
 			mpt_standing_update(&s->standing, now, now - s->squeue.head->enq_ns +
@@ -419,12 +482,23 @@ static void flush_path(struct mpt_session *s, struct mpt_path *p, uint64_t now)
 {
 	struct mpt_txbatch *b = &s->d->txb;
 
+	uint32_t fit = mpt_path_max_inner(p, s->d->pool.mtu);
+	struct mpt_pktq back = { 0 };
+
 	while (p->txq.head) {
 		if (!mpt_pacer_ready(&p->pacer, p->cc.pacing_rate, now))
 			break;
 		if (!mpt_recovery_can_send(&p->rec))
 			break;
+		if (p->txq.head->len > fit) {	/* the path MTU fell since the pick */
+			mpt_pktq_push(&back, mpt_pktq_pop(&p->txq));
+			continue;
+		}
 		send_data(s, p, mpt_pktq_pop(&p->txq), b, now);
+	}
+	if (back.head) {			/* to the scheduler again, first */
+		mpt_pktq_prepend(&s->squeue, &back);
+		mpt_daemon_mark(s->d, s);
 	}
 	if (b->n)
 		batch_send(s, p, b);
@@ -458,6 +532,12 @@ void mpt_session_set_alive(struct mpt_session *s, struct mpt_path *p, bool alive
 	if (p->alive == alive)
 		return;
 	p->alive = alive;
+	if (alive && p->pmtu.state == MPT_PMTU_BASE)
+		mpt_path_pmtu_start(p, now);
+	if (alive) {
+		p->alive_since_ns = now;
+		p->rtt_fresh = false;
+	}
 	if (alive)
 		p->st.ups++;
 	else
@@ -475,17 +555,7 @@ void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_
 	if (!up) {
 		/* what waited for this path goes back through the scheduler, ahead of
 		 * the queue and in its order: the packets are not lost, only their path */
-		struct mpt_pktq back = p->txq;
-
-		memset(&p->txq, 0, sizeof(p->txq));
-		if (back.head) {
-			back.tail->next = s->squeue.head;
-			if (!s->squeue.head)
-				s->squeue.tail = back.tail;
-			s->squeue.head = back.head;
-			s->squeue.pkts += back.pkts;
-			s->squeue.bytes += back.bytes;
-		}
+		mpt_pktq_prepend(&s->squeue, &p->txq);
 		mpt_path_reset(p, &s->d->pool, now);	/* what was in flight is lost */
 		mpt_session_collect_lost(s, p, now);
 	}
@@ -536,6 +606,7 @@ void mpt_session_on_timer(struct mpt_session *s, uint64_t now)
 		if (!p->used)
 			continue;
 		mpt_session_check_dead(s, p, now);
+		mpt_session_pmtu_timer(s, p, now);
 		if (dl && now >= dl) {
 			mpt_recovery_on_loss_timeout(&p->rec, now, &ev);
 			mpt_session_on_losses(s, p, &ev, now);

@@ -109,7 +109,14 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.up", GAUGE, "1 if the scheduler may use the path") \
 	X("session.#.path.#.cost", GAUGE, "configured cost (lower is cheaper)") \
 	X("session.#.path.#.weight", GAUGE, "configured WRR weight") \
-	X("session.#.path.#.mtu_bytes", GAUGE, "largest inner packet the path carries") \
+	X("session.#.path.#.mtu_bytes", GAUGE, "largest inner packet the path carries now") \
+	X("session.#.path.#.plpmtu_bytes", GAUGE, "largest outer IP packet the path carries now (DPLPMTUD)") \
+	X("session.#.path.#.pmtu_state", INFO, "path MTU discovery: base, searching, complete or pinned") \
+	X("session.#.path.#.mtu_probes", COUNTER, "padded MTU probes sent") \
+	X("session.#.path.#.mtu_probes_lost", COUNTER, "MTU probes not answered within their timeout") \
+	X("session.#.path.#.black_holes", COUNTER, "path MTU falls found from lost full-size packets") \
+	X("session.#.path.#.ptb_hints", COUNTER, "ICMP too-big messages taken as hints") \
+	X("session.#.path.#.send_too_big", COUNTER, "sends the local stack refused as too big (EMSGSIZE)") \
 	X("session.#.path.#.srtt_us", GAUGE, "smoothed round-trip time") \
 	X("session.#.path.#.rttvar_us", GAUGE, "round-trip time variation") \
 	X("session.#.path.#.min_rtt_us", GAUGE, "lowest round-trip time seen") \
@@ -130,6 +137,7 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.rx_bytes", COUNTER, "bytes received on the path") \
 	X("daemon.pool_free", GAUGE, "free packet buffers in the pool") \
 	X("daemon.pool_exhausted", COUNTER, "packets dropped: packet pool empty") \
+	X("daemon.icmp_errors", COUNTER, "ICMP errors and local send errors read from the sockets' error queues") \
 	X("session.#.no_key_drop_pkts", COUNTER, "packets dropped: no session key yet") \
 	X("session.#.spoofed_drop_pkts", COUNTER, "packets dropped: inner source not allowed") \
 	X("session.#.holds", COUNTER, "scheduler calls that found no path with room") \
@@ -138,6 +146,8 @@ enum mpt_ctl_kind {
 	X("session.#.repairs", COUNTER, "lost packets re-sent (Recovery = retransmit)") \
 	X("session.#.repair_late", COUNTER, "lost packets not re-sent: they would come after the receiver gave up") \
 	X("session.#.repair_given_up", COUNTER, "lost packets not re-sent: lost again, or Recovery = off") \
+	X("session.#.too_big_drops", COUNTER, "inner packets that fit no path, dropped") \
+	X("session.#.ptb_sent", COUNTER, "ICMP too-big messages written to the TUN for them") \
 	X("session.#.fresh_starts", COUNTER, "transport restarted for a restarted or silent peer") \
 	X("session.#.handshakes", COUNTER, "handshakes completed") \
 	X("session.#.sched_switches", COUNTER, "scheduler changes at run time") \

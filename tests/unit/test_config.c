@@ -373,7 +373,7 @@ static void test_defaults_and_derived_key(void **state)
 	assert_int_equal(parse_ue(&cfg, "", "", err, sizeof(err)), 0);
 	assert_string_equal(cfg.tun_name, "mpt0");
 	assert_int_equal(cfg.outer_mtu, 1500);
-	assert_int_equal(mpt_config_inner_mtu(&cfg), 1400);
+	assert_int_equal(mpt_config_inner_mtu(&cfg), 1409);
 	assert_int_equal(cfg.probe_interval_ns, 200 * MPT_NSEC_PER_MSEC);
 	assert_int_equal(cfg.probe_miss_limit, 5);
 	assert_int_equal(cfg.queue_limit, 1024);

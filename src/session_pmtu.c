@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Path MTU on a session (plpmtud.h, mptund.conf(5) PATH MTU): each path's probe
+ * rounds from the session timer, ICMP hints from the sockets' error queues, and inner
+ * packets of every size on paths of different sizes.
+ *
+ * How inner packets fit: the TUN's MTU stays OuterMTU less the tunnel's exact
+ * overhead, so a host behind the UE uses full-size packets where any path carries
+ * them. The scheduler gives a packet only to paths whose current PLPMTU carries it
+ * (size-aware scheduling: a small path takes small packets, the others the large
+ * ones); a packet that no usable path can carry, and none may once its search ends,
+ * is answered with an ICMP "packet too big" into the TUN (icmp_ptb.h) announcing the
+ * largest inner packet a usable path carries, so the host's TCP lowers its MSS for
+ * that destination; IPv4 packets without DF are counted and dropped (the host allowed
+ * fragmentation, the tunnel does not fragment). A packet that only a path still
+ * searching may carry waits in the scheduler queue for the search (about a second).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "daemon.h"
+#include "icmp_ptb.h"
+#include "log.h"
+#include "session.h"
+
+/* RFC 8899's PROBE_TIMER, from the path's RTT: the peer answers a probe at once. */
+static uint64_t probe_timeout(const struct mpt_path *p)
+{
+	const struct mpt_recovery *r = &p->rec;
+
+	if (!r->have_rtt)
+		return 500 * MPT_NSEC_PER_MSEC;
+	return MPT_MAX(r->srtt_ns * 3 / 2 + 4 * r->rttvar_ns + 5 * MPT_NSEC_PER_MSEC,
+		       20 * MPT_NSEC_PER_MSEC);
+}
+
+void mpt_session_pmtu_timer(struct mpt_session *s, struct mpt_path *p, uint64_t now)
+{
+	uint16_t sizes[MPT_PMTU_ROUND];
+	unsigned n, sent = 0;
+
+	if (!s->cur.valid || !p->alive || !p->admin_up || !p->remote_len)
+		return;
+	n = mpt_plpmtud_due(&p->pmtu, now, sizes);
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t id = mpt_plpmtud_probe_id(&p->pmtu, sizes[i]);
+		int ret = mpt_session_send_mtu_probe(s, p, sizes[i], id, now);
+
+		if (ret == -EMSGSIZE) {
+			p->st.send_too_big++;
+			mpt_plpmtud_on_send_too_big(&p->pmtu, sizes[i], now);
+		} else if (ret >= 0) {
+			sent++;
+		}
+	}
+	if (n)
+		mpt_plpmtud_on_sent(&p->pmtu, sent, probe_timeout(p), now);
+	if (p->pmtu.state == MPT_PMTU_COMPLETE && p->pmtu.searches &&
+	    p->pmtu.raise_at_ns == now + MPT_PMTU_RAISE_NS)
+		log_info("%s: path %s: path MTU %u bytes (inner packets up to %u)", s->name,
+			 p->name, p->pmtu.plpmtu, mpt_path_max_inner(p, s->d->pool.mtu));
+}
+
+static bool same_addr(const struct sockaddr_storage *a, socklen_t alen,
+		      const struct sockaddr_storage *b, socklen_t blen)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET) {
+		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin_port == y->sin_port && x->sin_addr.s_addr == y->sin_addr.s_addr;
+	}
+	if (a->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin6_port == y->sin6_port &&
+		       memcmp(&x->sin6_addr, &y->sin6_addr, sizeof(x->sin6_addr)) == 0;
+	}
+	(void)alen;
+	(void)blen;
+	return false;
+}
+
+void mpt_daemon_on_ptb(struct mpt_daemon *d, int fd, int path_hint,
+		       const struct sockaddr_storage *to, socklen_t tolen, uint32_t mtu,
+		       uint64_t now)
+{
+	for (unsigned si = 0; si < d->nsessions; si++) {
+		struct mpt_session *s = &d->sessions[si];
+
+		for (unsigned i = 0; i < s->npaths; i++) {
+			struct mpt_path *p = &s->paths[i];
+
+			if (!p->used || p->fd != fd || (path_hint >= 0 && (int)i != path_hint) ||
+			    !same_addr(&p->remote, p->remote_len, to, tolen))
+				continue;
+			if (mpt_plpmtud_on_ptb(&p->pmtu, mtu, now)) {
+				log_info("%s: path %s: ICMP says the path MTU is %u: sending up "
+					 "to it and probing", s->name, p->name, mtu);
+				mpt_daemon_mark(d, s);
+			}
+			return;
+		}
+	}
+}
+
+/* Answer a packet no path carries: ICMP into the TUN where due, then drop it. */
+static void too_big(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t largest,
+		    uint64_t now)
+{
+	struct mpt_daemon *d = s->d;
+	uint8_t msg[MPT_ICMP_PTB_MAX];
+	size_t n;
+
+	s->st.too_big_drops++;
+	if (now - s->last_ptb_ns >= MPT_NSEC_PER_MSEC) {
+		n = mpt_icmp_ptb_build(msg, sizeof(msg), pkt->data, pkt->len, largest);
+		if (n && mpt_tun_write(&d->tun, msg, n) >= 0) {
+			s->st.ptb_sent++;
+			s->last_ptb_ns = now;
+		}
+	}
+	if (log_ratelimit_ok(&s->rl, now))
+		log_info("%s: a %u-byte packet fits no path (largest inner packet now %u): "
+			 "dropped, %s", s->name, pkt->len, largest,
+			 mpt_ip_dont_fragment(pkt->data, pkt->len) ?
+			 "the sender told by ICMP" : "IPv4 without DF: not fragmented");
+	mpt_pkt_put(&d->pool, pkt);
+}
+
+uint32_t mpt_session_min_fit(const struct mpt_session *s, uint32_t usable)
+{
+	uint32_t m = UINT32_MAX;
+
+	for (unsigned i = 0; i < s->npaths; i++)
+		if (usable & 1u << i)
+			m = MPT_MIN(m, s->views[i].mtu);
+	return m;
+}
+
+uint32_t mpt_session_pick_fitting(struct mpt_session *s, struct mpt_sched_ctx *ctx,
+				  uint32_t usable, uint64_t now)
+{
+	struct mpt_pkt *pkt = s->squeue.head;
+	uint32_t fits = 0, mask, largest = 0;
+	bool may = false;
+
+	for (unsigned i = 0; i < s->npaths; i++) {
+		if (!(usable & 1u << i))
+			continue;
+		largest = MPT_MAX(largest, s->views[i].mtu);
+		if (s->views[i].mtu >= pkt->len)
+			fits |= 1u << i;
+		else if (mpt_path_may_fit(&s->paths[i], pkt->len))
+			may = true;
+	}
+	if (!fits) {
+		if (may || !usable)
+			return 0;		/* a search may find room: wait for it */
+		too_big(s, mpt_pktq_pop(&s->squeue), largest, now);
+		return MPT_PICK_DROPPED;
+	}
+	/* the scheduler chooses among the paths that carry the packet */
+	for (unsigned i = 0; i < s->npaths; i++)
+		if ((usable & ~fits) & 1u << i)
+			s->views[i].up = false;
+	mask = s->sched->pick(s->sched_priv, ctx, &pkt->meta) & fits;
+	for (unsigned i = 0; i < s->npaths; i++)
+		if ((usable & ~fits) & 1u << i)
+			s->views[i].up = true;
+	return mask;
+}

@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Path MTU without ICMP (issue 21), minimal configs (no [Scheduler], no [Congestion]),
+# in namespaces this script creates. Each path crosses a router whose ICMP errors are
+# dropped (an htb class with a 1-byte bfifo takes every ICMP packet the router sends):
+#
+#   ns UE             ns R1                       ns ANCHOR              ns SRV
+#   ue1 10.1.1.2 --- r1a 10.1.1.1 | r1b 10.1.11.1 --- an1 10.1.11.2
+#   ue2 10.1.2.2 --- r2a 10.1.2.1 | r2b 10.1.12.1 --- an2 10.1.12.2   (MTU 1280)
+#                    ns R2                            ans 10.2.0.1 --- srv 10.2.0.2
+#   mpt0 10.99.0.2                                    mpt0 10.99.0.1
+#
+# Path 2's middle link has MTU 1280 at r2b: R2 drops larger packets from the UE (DF,
+# the ICMP lost) and r2b drops larger frames from the anchor (a veth drops what its
+# MTU does not carry): a hop that silently drops datagrams above 1280 both ways. Checks:
+#  1. both sides find path 2's PLPMTU (1280) and path 1's (1500) within 2 s;
+#  2. ping -s 1200 and a ping of the full inner MTU with DF pass; no router fragments;
+#  3. TCP both ways, greedy: no outer fragment, no local EMSGSIZE on the 1500 path
+#     (the exact overhead: a full packet with a piggybacked ACK never exceeds it);
+#  4. path 1 taken down: a full-size DF ping gets ICMP "fragmentation needed" from the
+#     tunnel with the path's inner MTU, smaller pings pass, a TCP flow runs (its MSS
+#     lowered) in both directions;
+#  5. path 1's MTU falls to 1280 mid-flow (both routers' links, no ICMP): the anchor
+#     finds the black hole, the flow never stops for a second, no fragment.
+. "$(dirname "$0")/lib.sh"
+require_root
+command -v iperf3 >/dev/null || { echo "1..0 # SKIP iperf3 missing"; exit 0; }
+command -v nstat >/dev/null || { echo "1..0 # SKIP nstat (iproute2) missing"; exit 0; }
+
+NS_R1=mptt-r1-$RUN_ID
+NS_R2=mptt-r2-$RUN_ID
+RATE_MBIT=50
+
+pm_cleanup() {
+	cleanup
+	for ns in $NS_R1 $NS_R2; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+}
+trap pm_cleanup EXIT
+
+no_icmp() { # no_icmp NS DEV: ICMP the router sends on DEV is dropped
+	tc -n "$1" qdisc add dev "$2" root handle 1: htb default 10 r2q 100000
+	tc -n "$1" class add dev "$2" parent 1: classid 1:10 htb rate 10gbit
+	tc -n "$1" class add dev "$2" parent 1: classid 1:20 htb rate 8kbit 2>/dev/null
+	tc -n "$1" qdisc add dev "$2" parent 1:20 handle 20: bfifo limit 1
+	tc -n "$1" filter add dev "$2" parent 1: protocol ip prio 1 u32 \
+		match ip protocol 1 0xff flowid 1:20
+}
+
+path_up() { # path_up P MTU
+	local p=$1 ns
+	ns=$([ "$p" = 1 ] && echo $NS_R1 || echo $NS_R2)
+	ip netns add "$ns"
+	ip -n "$ns" link set lo up
+	ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1
+	veth $NS_UE ue$p "$ns" r${p}a
+	veth "$ns" r${p}b $NS_AN an$p
+	ip -n $NS_UE addr add 10.1.$p.2/24 dev ue$p
+	ip -n "$ns" addr add 10.1.$p.1/24 dev r${p}a
+	ip -n "$ns" addr add 10.1.1$p.1/24 dev r${p}b
+	ip -n $NS_AN addr add 10.1.1$p.2/24 dev an$p
+	ip -n $NS_UE route add 10.1.1$p.0/24 via 10.1.$p.1
+	ip -n $NS_AN route add 10.1.$p.0/24 via 10.1.1$p.1
+	ip -n "$ns" link set r${p}b mtu "$2"
+	no_icmp "$ns" r${p}a
+	no_icmp "$ns" r${p}b
+	for side in "$NS_UE ue$p" "$NS_AN an$p"; do
+		set -- $side
+		tc -n "$1" qdisc replace dev "$2" root tbf rate ${RATE_MBIT}mbit burst 6056 \
+			limit 200000
+	done
+}
+
+for ns in $NS_UE $NS_AN $NS_SRV; do ip netns add "$ns"; ip -n "$ns" link set lo up; done
+path_up 1 1500
+path_up 2 1280
+veth $NS_AN ans $NS_SRV srv
+ip -n $NS_AN addr add 10.2.0.1/24 dev ans; ip -n $NS_SRV addr add 10.2.0.2/24 dev srv
+ip -n $NS_SRV route add 10.99.0.0/24 via 10.2.0.1
+ip netns exec $NS_AN sysctl -qw net.ipv4.ip_forward=1
+ip netns exec $NS_SRV iperf3 -s -D -I "$TMP/iperf.pid" >/dev/null 2>&1
+sleep 0.3
+PIDS+=("$(cat "$TMP/iperf.pid")")
+genkeys anchor; genkeys ue
+
+cat > "$TMP/anchor.conf" <<EOF
+[Interface]
+Role = anchor
+PrivateKey = $(cat "$TMP/anchor.key")
+Address = 10.99.0.1/24
+ListenPort = 5555
+ControlSocket = $TMP/anchor.sock
+[Peer]
+PublicKey = $(cat "$TMP/ue.pub")
+AllowedIPs = 10.99.0.2/32
+EOF
+cat > "$TMP/ue.conf" <<EOF
+[Interface]
+Role = ue
+PrivateKey = $(cat "$TMP/ue.key")
+Address = 10.99.0.2/24
+Route = 10.2.0.0/24
+ControlSocket = $TMP/ue.sock
+[Path]
+Name = big
+Device = ue1
+Endpoint = 10.1.11.2:5555
+Cost = 1
+[Path]
+Name = small
+Device = ue2
+Endpoint = 10.1.12.2:5555
+Cost = 1
+[Peer]
+PublicKey = $(cat "$TMP/anchor.pub")
+EOF
+
+ctl() { "$MPTCTL" -s "$TMP/$1.sock" stats | awk -v k="$2" '$1 == k { print $2 }'; }
+frags() { # outer fragments the routers created
+	local n=0 ns v
+	for ns in $NS_R1 $NS_R2; do
+		v=$(ip netns exec "$ns" nstat -az IpFragCreates | awk '/IpFragCreates/ { print $2 }')
+		n=$((n + ${v:-0}))
+	done
+	echo $n
+}
+goodput() { # goodput SECONDS JSON [-R] -> Mbit/s
+	ip netns exec $NS_UE iperf3 -c 10.2.0.2 -t "$1" ${3:-} -C cubic -i 0.5 -J > "$2" 2>&1
+	/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+print('%.2f' % (d['end']['sum_received']['bits_per_second'] / 1e6))" "$2" 2>/dev/null ||
+		echo 0
+}
+longest_gap() { # longest_gap JSON -> seconds of the longest run of 0.5 s intervals < 1 Mbit/s
+	/usr/bin/python3 -c "import json,sys
+d = json.load(open(sys.argv[1])); run = best = 0.0
+for i in d.get('intervals', []):
+    s = i['sum']
+    if s['bits_per_second'] < 1e6: run += s['seconds']; best = max(best, run)
+    else: run = 0.0
+print('%.1f' % best)" "$1" 2>/dev/null || echo 99
+}
+
+t0=$(date +%s.%N)
+start_daemon $NS_AN "$TMP/anchor.conf" anchor >/dev/null
+start_daemon $NS_UE "$TMP/ue.conf" ue >/dev/null
+check "the tunnel comes up" wait_ping $NS_UE 10.2.0.2 10
+
+# 1. discovery on both sides
+found() { # found SIDE PATHIDX MTU
+	local i
+	for ((i = 0; i < 40; i++)); do
+		[ "$(ctl "$1" session.0.path.$2.plpmtu_bytes)" = "$3" ] &&
+			[ "$(ctl "$1" session.0.path.$2.pmtu_state)" = complete ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "UE: path small at 1280" found ue 1 1280
+check "UE: path big at 1500" found ue 0 1500
+check "anchor: path small at 1280" found anchor 1 1280
+check "anchor: path big at 1500" found anchor 0 1500
+t1=$(date +%s.%N)
+log "both sides complete $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s" \
+	"after the daemons started; UE probes: $(ctl ue session.0.path.1.mtu_probes)" \
+	"(lost $(ctl ue session.0.path.1.mtu_probes_lost)), anchor: " \
+	"$(ctl anchor session.0.path.1.mtu_probes)"
+log "inner MTU of path small: UE $(ctl ue session.0.path.1.mtu_bytes)," \
+	"anchor $(ctl anchor session.0.path.1.mtu_bytes); big: $(ctl ue session.0.path.0.mtu_bytes)"
+
+# 2. pings
+check "ping -s 1200 through the tunnel" \
+	ip netns exec $NS_UE ping -c 5 -i 0.1 -W 1 -s 1200 10.2.0.2 >/dev/null
+check "a full inner MTU ping (1409, DF) through the tunnel" \
+	ip netns exec $NS_UE ping -c 5 -i 0.1 -W 1 -M do -s $((1409 - 28)) 10.2.0.2 >/dev/null
+
+# 3. greedy TCP both ways
+down=$(goodput 5 "$TMP/down.json" -R)
+up=$(goodput 5 "$TMP/up.json")
+log "TCP cubic, 2 x ${RATE_MBIT} Mbit/s, one path at 1280: down $down, up $up Mbit/s"
+check "downlink aggregates (> 1.2 x one path)" \
+	awk -v g="$down" -v r=$RATE_MBIT 'BEGIN { exit !(g > 1.2 * r * 0.9) }'
+check "uplink aggregates (> 1.2 x one path)" \
+	awk -v g="$up" -v r=$RATE_MBIT 'BEGIN { exit !(g > 1.2 * r * 0.9) }'
+check "no outer fragment (routers' IpFragCreates)" [ "$(frags)" = 0 ]
+check "no EMSGSIZE on the 1500 path, either side" \
+	[ "$(ctl ue session.0.path.0.send_too_big)$(ctl anchor session.0.path.0.send_too_big)" = 00 ]
+log "small path carried: UE $(ctl ue session.0.path.1.data_tx_pkts)," \
+	"anchor $(ctl anchor session.0.path.1.data_tx_pkts) data packets"
+
+# 4. only the small path
+"$MPTCTL" -s "$TMP/ue.sock" path big down >/dev/null
+sleep 0.5
+ip netns exec $NS_UE ping -c 2 -i 0.2 -W 1 -M do -s $((1409 - 28)) 10.2.0.2 \
+	> "$TMP/ping-big.txt" 2>&1
+check "a too-big DF ping is answered with frag needed (mtu 1209)" \
+	grep -q "mtu = 1209" "$TMP/ping-big.txt"
+check "ping -s 1180 passes on the small path alone" \
+	ip netns exec $NS_UE ping -c 5 -i 0.1 -W 1 -M do -s 1180 10.2.0.2 >/dev/null
+ip netns exec $NS_UE ip route flush cache 2>/dev/null
+down1=$(goodput 4 "$TMP/down1.json" -R)
+up1=$(goodput 4 "$TMP/up1.json")
+log "small path alone: down $down1, up $up1 Mbit/s; UE ptb_sent $(ctl ue session.0.ptb_sent)," \
+	"anchor ptb_sent $(ctl anchor session.0.ptb_sent)"
+check "TCP down on the small path alone (> 0.7 x its rate)" \
+	awk -v g="$down1" -v r=$RATE_MBIT 'BEGIN { exit !(g > 0.7 * r) }'
+check "TCP up on the small path alone (> 0.7 x its rate)" \
+	awk -v g="$up1" -v r=$RATE_MBIT 'BEGIN { exit !(g > 0.7 * r) }'
+"$MPTCTL" -s "$TMP/ue.sock" path big up >/dev/null
+sleep 1
+
+# 5. path big's MTU falls to 1280 mid-flow, silently
+bh0=$(ctl anchor session.0.path.0.black_holes)
+( sleep 3; ip -n $NS_R1 link set r1b mtu 1280; ip -n $NS_R1 link set r1a mtu 1280 ) &
+shrink=$!
+fall=$(goodput 8 "$TMP/fall.json" -R)
+wait $shrink
+bh1=$(ctl anchor session.0.path.0.black_holes)
+gap=$(longest_gap "$TMP/fall.json")
+log "MTU fall on path big mid-flow: goodput $fall Mbit/s, longest gap $gap s," \
+	"anchor black holes $bh0 -> $bh1, plpmtu now $(ctl anchor session.0.path.0.plpmtu_bytes)"
+check "the anchor found the black hole" [ "$bh1" -gt "$bh0" ]
+check "path big is back at 1280 on the anchor" found anchor 0 1280
+check "the flow never stopped for a second" awk -v g="$gap" 'BEGIN { exit !(g < 1.0) }'
+check "still no outer fragment" [ "$(frags)" = 0 ]
+finish
