@@ -129,8 +129,17 @@ void mpt_session_free(struct mpt_session *s)
 
 void mpt_session_refresh_views(struct mpt_session *s)
 {
-	for (unsigned i = 0; i < s->npaths; i++)
-		mpt_path_fill_view(&s->paths[i], &s->views[i], s->d->inner_mtu);
+	uint32_t clamp = UINT32_MAX;
+
+	for (unsigned i = 0; i < s->npaths; i++) {
+		const struct mpt_path *p = &s->paths[i];
+
+		mpt_path_fill_view(p, &s->views[i], s->d->inner_mtu);
+		/* the MSS clamp follows the smallest usable path whose size is known */
+		if (s->views[i].up && p->pmtu.state >= MPT_PMTU_COMPLETE)
+			clamp = MPT_MIN(clamp, s->views[i].mtu);
+	}
+	s->clamp_mtu = clamp < s->d->pool.mtu ? clamp : 0;
 }
 
 void mpt_session_sched_ctx(struct mpt_session *s, struct mpt_sched_ctx *ctx, uint64_t now)

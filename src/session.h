@@ -61,6 +61,7 @@ struct mpt_session_stats {
 	uint64_t repair_given_up;		/* lost again, or Recovery = off */
 	uint64_t too_big_drops;			/* fit no path (session_pmtu.c) */
 	uint64_t ptb_sent;			/* ICMP too big written to the TUN */
+	uint64_t mss_clamped;			/* TCP SYNs whose MSS was lowered */
 };
 
 struct mpt_session {
@@ -100,6 +101,7 @@ struct mpt_session {
 	struct mpt_reorder reorder;
 	uint64_t hold_update_ns;
 	uint64_t last_ptb_ns;			/* the latest ICMP too big sent */
+	uint32_t clamp_mtu;			/* TCP MSS clamp (mss_clamp.h); 0 none */
 
 	ev_timer timer;
 	uint64_t timer_at;

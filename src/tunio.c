@@ -10,6 +10,7 @@
 
 #include "daemon.h"
 #include "log.h"
+#include "mss_clamp.h"
 #include "pktmeta.h"
 #include "sys.h"
 
@@ -73,6 +74,9 @@ void mpt_tun_readable(struct mpt_daemon *d)
 			mpt_pkt_put(&d->pool, p);
 			continue;
 		}
+		if (s->clamp_mtu && d->cfg.clamp_mss && mpt_mss_clamp(p->data, p->len,
+								      s->clamp_mtu))
+			s->st.mss_clamped++;
 		mpt_session_enqueue(s, p, now);
 	}
 	mpt_daemon_flush_dirty(d, now);
@@ -85,6 +89,8 @@ void mpt_tun_deliver(void *arg, uint64_t dsn, void *pkt, uint32_t len,
 	struct mpt_daemon *d = s->d;
 	struct mpt_pkt *p = pkt;
 
+	if (s->clamp_mtu && d->cfg.clamp_mss && mpt_mss_clamp(p->data, p->len, s->clamp_mtu))
+		s->st.mss_clamped++;
 	if (mpt_tun_write(&d->tun, p->data, p->len) < 0) {
 		s->st.tun_write_errors++;
 	} else {

@@ -148,10 +148,11 @@ start_daemon $NS_UE "$TMP/ue.conf" ue >/dev/null
 check "the tunnel comes up" wait_ping $NS_UE 10.2.0.2 10
 
 # 1. discovery on both sides
-found() { # found SIDE PATHIDX MTU
-	local i
+found() { # found SIDE PATHIDX MTU [MAX]: PLPMTU in [MTU, MAX], search complete
+	local i v
 	for ((i = 0; i < 40; i++)); do
-		[ "$(ctl "$1" session.0.path.$2.plpmtu_bytes)" = "$3" ] &&
+		v=$(ctl "$1" session.0.path.$2.plpmtu_bytes)
+		[ "${v:-0}" -ge "$3" ] && [ "${v:-0}" -le "${4:-$3}" ] &&
 			[ "$(ctl "$1" session.0.path.$2.pmtu_state)" = complete ] && return 0
 		sleep 0.1
 	done
@@ -159,7 +160,10 @@ found() { # found SIDE PATHIDX MTU
 }
 check "UE: path small at 1280" found ue 1 1280
 check "UE: path big at 1500" found ue 0 1500
-check "anchor: path small at 1280" found anchor 1 1280
+# a veth takes 4 bytes above its MTU (VLAN room): r2b drops the anchor's datagrams
+# above 1284, R2 forwards up to 1500 towards the UE
+check "anchor: path small at 1280 (1284 through the veth's VLAN room)" \
+	found anchor 1 1280 1284
 check "anchor: path big at 1500" found anchor 0 1500
 t1=$(date +%s.%N)
 log "both sides complete $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s" \
@@ -221,7 +225,7 @@ gap=$(longest_gap "$TMP/fall.json")
 log "MTU fall on path big mid-flow: goodput $fall Mbit/s, longest gap $gap s," \
 	"anchor black holes $bh0 -> $bh1, plpmtu now $(ctl anchor session.0.path.0.plpmtu_bytes)"
 check "the anchor found the black hole" [ "$bh1" -gt "$bh0" ]
-check "path big is back at 1280 on the anchor" found anchor 0 1280
+check "path big is back near 1280 on the anchor (1270-1284)" found anchor 0 1270 1284
 check "the flow never stopped for a second" awk -v g="$gap" 'BEGIN { exit !(g < 1.0) }'
 check "still no outer fragment" [ "$(frags)" = 0 ]
 finish
