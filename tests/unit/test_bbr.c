@@ -61,6 +61,7 @@ struct trace {
 	unsigned n_in, n_out;
 	uint64_t probe_bw_queue_max;	/* over the samples in ProbeBW after settle */
 	uint64_t settle_ns;
+	uint64_t drift_per_sec;		/* the path lengthens by this per second, ns */
 };
 
 static void hook(struct sim_session *s, void *arg)
@@ -68,6 +69,9 @@ static void hook(struct sim_session *s, void *arg)
 	struct trace *t = arg;
 	struct mpt_cc *cc = sim_path_cc(s, 0);
 	uint64_t now = sim_now(s), delivered = sim_path_stats(s, 0)->delivered_bytes;
+
+	if (t->drift_per_sec)
+		sim_path_link(s, 0)->delay_ns = OWD + t->drift_per_sec * now / SEC;
 
 	if (cc->state != t->last_state) {
 		if (t->last_state == MPT_CC_STARTUP && !t->startup_exit_ns) {
@@ -153,7 +157,11 @@ static void test_bbr_startup_and_probe_bw(void **state)
 	sim_session_free(s);
 }
 
-/* ProbeRTT about every min_rtt_win_ms, for at least probe_rtt_ms and a round. */
+/*
+ * ProbeRTT about every min_rtt_win_ms, for at least probe_rtt_ms and a round, on a
+ * path that lengthens by 0.1 ms per second (a route drifting): no RTT sample equals
+ * RTprop again, so the filter expires. On a constant-delay path it would not (below).
+ */
 static void test_bbr_probe_rtt_interval(void **state)
 {
 	struct trace t;
@@ -162,6 +170,7 @@ static void test_bbr_probe_rtt_interval(void **state)
 	uint64_t dur = (uint64_t)bbr_param("probe_rtt_ms") * MS;
 	uint64_t run = 35 * SEC;
 
+	t.drift_per_sec = MS / 10;
 	sim_session_run_until(s, run);
 	/* first at ~win, then every win + ProbeRTT's own length */
 	assert_true(t.n_in >= run / (win + dur + 4 * RTT));
@@ -187,6 +196,26 @@ static void test_bbr_probe_rtt_interval(void **state)
 		}
 	}
 	assert_true(bbr_stat(sim_path_cc(s, 0), "probe_rtt_count") == t.n_in);
+	sim_session_free(s);
+}
+
+/*
+ * RTprop refreshes on an equal sample (draft 4.1.2.3 BBRUpdateRTprop: "rs.rtt <=
+ * RTprop"; tcp_bbr.c: "rs->rtt_us <= bbr->min_rtt_us"). On a constant-delay path the
+ * queue drains to empty in every ProbeBW cycle, each such sample equals the minimum
+ * and renews it: no ProbeRTT at all in 35 s. With a strict < there would be one about
+ * every 10 s.
+ */
+static void test_bbr_rtprop_refreshes_on_equal(void **state)
+{
+	struct trace t;
+	struct sim_session *s = bbr_session(&t, 2);
+
+	sim_session_run_until(s, 35 * SEC);
+	print_message("constant delay: %u ProbeRTT in 35 s\n", t.n_in);
+	assert_int_equal(t.n_in, 0);
+	assert_true(bbr_stat(sim_path_cc(s, 0), "probe_rtt_count") == 0);
+	assert_int_equal(sim_path_cc(s, 0)->state, MPT_CC_PROBE_BW);
 	sim_session_free(s);
 }
 
@@ -261,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_bbr_probe_bw_start_phase),
 		cmocka_unit_test(test_bbr_startup_and_probe_bw),
 		cmocka_unit_test(test_bbr_probe_rtt_interval),
+		cmocka_unit_test(test_bbr_rtprop_refreshes_on_equal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
