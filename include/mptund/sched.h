@@ -133,6 +133,12 @@ struct mpt_sched_ops {
 	size_t nparams;
 	const struct mpt_stat *stats;	/* offsets are into priv */
 	size_t nstats;
+
+	/* optional (appended, issue 14): packets of flow flow_hash on path were acked
+	 * (acked_bytes) or declared lost (lost_bytes), as the core's recovery learns it.
+	 * Flow-level schedulers (exp3) measure a flow's own delivery and losses by it. */
+	void (*on_flow)(void *priv, const struct mpt_sched_ctx *ctx, uint32_t flow_hash,
+			unsigned path, uint64_t acked_bytes, uint64_t lost_bytes);
 };
 
 /* True when the path is up and its in-flight is below window (bytes). */
