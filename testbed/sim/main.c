@@ -182,11 +182,19 @@ int main(int argc, char **argv)
 	if (!carry.rr || !carry.wrr_count)
 		rc = -1;
 	for (unsigned s = 0; s < sc.nstrategies && rc >= 0; s++) {
-		carry.n = 0;	/* a new strategy starts from fresh counters */
-		for (unsigned a = 0; a < sc.nagents && rc >= 0; a++) {
-			rc = run_cell(&sc, sc.strategies[s], sc.agents[a], trace, csv,
-				      sc.carry ? &carry : NULL, require);
-			off |= rc > 0;
+		bool eg = !strcmp(sc.strategies[s], "egreedy") && sc.nepsilons;
+
+		for (unsigned e = 0; e < (eg ? sc.nepsilons : 1) && rc >= 0; e++) {
+			if (eg) {
+				sc.epsilon = sc.epsilons[e];
+				printf("# epsilon %.2f\n", sc.epsilon);
+			}
+			carry.n = 0;	/* a new strategy starts from fresh counters */
+			for (unsigned a = 0; a < sc.nagents && rc >= 0; a++) {
+				rc = run_cell(&sc, sc.strategies[s], sc.agents[a], trace,
+					      csv, sc.carry ? &carry : NULL, require);
+				off |= rc > 0;
+			}
 		}
 	}
 	free(carry.rr);

@@ -7,12 +7,15 @@
  *   steps = 300                   time steps
  *   step_ms = 10
  *   agents = 10 50 100 250 500    one run per count ...
- *   strategies = minrtt rr wrr    ... and per strategy (scheduler names)
+ *   strategies = minrtt rr wrr    ... and per strategy (scheduler names; tunnel:
+ *                                 also "single", one path only, the first)
  *   epsilon = 0.1
  *   seed = 1
  *   path = NAME CAPACITY_MBIT RTT_MS [weight=W] [cost=C] [buffer_bdp=B] [high-cost]
  *   param = NAME VALUE            tunnel: a scheduler tunable for every agent
  *   cc = bbr                      tunnel: congestion controller
+ *   flows = 4                     tunnel: flows per agent (inner 5-tuples)
+ *   epsilons = 0 0.1 0.5          egreedy: one run per epsilon (paper's Figure 2)
  *   reference = yes               print the paper's Appendix A row beside ours
  *   carry = yes                   paper: rr/wrr counters carry over between agent
  *                                 counts, as the authors' global tables did
@@ -107,6 +110,19 @@ static int parse_list(char *v, unsigned *n, unsigned *nums, char (*names)[MPT_NA
 	return *n ? 0 : -1;
 }
 
+static int parse_doubles(char *v, unsigned *n, double *out)
+{
+	char *tok, *save = NULL;
+
+	*n = 0;
+	for (tok = strtok_r(v, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+		if (*n >= SIM_MAX_RUNS || parse_num(tok, &out[*n]) < 0 || out[*n] > 1)
+			return -1;
+		(*n)++;
+	}
+	return *n ? 0 : -1;
+}
+
 static int parse_kv(struct sim_scenario *sc, const char *k, char *v)
 {
 	double x;
@@ -123,6 +139,8 @@ static int parse_kv(struct sim_scenario *sc, const char *k, char *v)
 		return parse_list(v, &sc->nstrategies, NULL, sc->strategies);
 	if (!strcmp(k, "path"))
 		return parse_path(sc, v);
+	if (!strcmp(k, "epsilons"))
+		return parse_doubles(v, &sc->nepsilons, sc->epsilons);
 	if (!strcmp(k, "cc"))
 		return snprintf(sc->cc, sizeof(sc->cc), "%s", v) < 0 ? -1 : 0;
 	if (!strcmp(k, "reference")) {
@@ -152,6 +170,8 @@ static int parse_kv(struct sim_scenario *sc, const char *k, char *v)
 		sc->epsilon = x;
 	else if (!strcmp(k, "seed"))
 		sc->seed = (uint64_t)x;
+	else if (!strcmp(k, "flows") && x >= 1 && x <= 1000)
+		sc->flows = (unsigned)x;
 	else
 		return -1;
 	return 0;
@@ -176,6 +196,7 @@ int sim_scenario_load(struct sim_scenario *sc, const char *file)
 	sc->step_ms = 10;
 	sc->epsilon = 0.1;
 	sc->seed = 1;
+	sc->flows = 1;
 	snprintf(sc->cc, sizeof(sc->cc), "bbr");
 	if (!f) {
 		fprintf(stderr, "mptund-sim: %s: %s\n", file, strerror(errno));

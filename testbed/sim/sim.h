@@ -56,6 +56,9 @@ struct sim_scenario {
 	unsigned nparams;		/* tunnel: scheduler tunables for every agent */
 	struct sim_kv params[SIM_MAX_PARAMS];
 	char cc[MPT_NAME_LEN];		/* tunnel: congestion controller */
+	unsigned flows;			/* tunnel: flows per agent (default 1) */
+	unsigned nepsilons;		/* egreedy: one run per epsilon (Figure 2) */
+	double epsilons[SIM_MAX_RUNS];
 	bool reference;			/* print the paper's Appendix A beside ours */
 	bool carry;			/* paper: rr/wrr counters carry over from the
 					 * previous agent count (see paper_model.c) */

@@ -18,6 +18,8 @@
  * Measured per step and path: load = bytes the sessions handed to the path (the
  * paper's offered load), loss = bytes dropped at the bottleneck, goodput = bytes
  * delivered. Agent fairness: Jain's index of the sessions' delivered bytes.
+ * Strategy "single": a single-path transport on the first path (TCPPathChanger's
+ * baseline, Figure 5a).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,7 @@
 struct tunnel {
 	const struct sim_scenario *sc;
 	unsigned n, k;
+	unsigned kagent;		/* paths of each session (1 for "single") */
 	struct sim_session **s;
 	struct sim_path_stats *prev;	/* n x k, at the last step */
 	double *offer;			/* n x k, bytes in the last step + queued */
@@ -39,11 +42,16 @@ static struct sim_session *tunnel_agent(const struct sim_scenario *sc, const cha
 					unsigned i, unsigned n)
 {
 	struct sim_session_cfg cfg = { .npaths = sc->npaths, .sched = sched,
-				       .seed = sc->seed * 1000003 + i, .pkt_len = MSS };
+				       .seed = sc->seed * 1000003 + i, .pkt_len = MSS,
+				       .nflows = sc->flows };
 	struct sim_session *s;
 	char eps[32];
 
-	for (unsigned p = 0; p < sc->npaths; p++) {
+	if (!strcmp(sched, "single")) {	/* single-path transport: the first path */
+		cfg.npaths = 1;
+		cfg.sched = "rr";
+	}
+	for (unsigned p = 0; p < cfg.npaths; p++) {
 		const struct sim_pathspec *ps = &sc->paths[p];
 		double rate = ps->capacity_mbit * 1e6 / 8;
 		double bdp = rate * ps->rtt_ms / 1e3;
@@ -87,7 +95,7 @@ static void tunnel_share(struct tunnel *t)
 
 		for (unsigned i = 0; i < t->n; i++)
 			tot += t->offer[i * t->k + p] + MSS;
-		for (unsigned i = 0; i < t->n; i++) {
+		for (unsigned i = 0; i < t->n && p < t->kagent; i++) {
 			double share = (t->offer[i * t->k + p] + MSS) / tot;
 			struct sim_link_cfg *l = sim_path_link(t->s[i], p);
 
@@ -105,7 +113,7 @@ static void tunnel_step(struct tunnel *t, uint64_t t_end, struct sim_metrics *m)
 
 	for (unsigned i = 0; i < t->n; i++) {
 		sim_session_run_until(t->s[i], t_end);
-		for (unsigned p = 0; p < t->k; p++) {
+		for (unsigned p = 0; p < t->kagent; p++) {
 			const struct sim_path_stats *st = sim_path_stats(t->s[i], p);
 			struct sim_path_stats *pv = &t->prev[i * t->k + p];
 			double handed = (double)(st->handed_bytes - pv->handed_bytes);
@@ -140,7 +148,8 @@ static void tunnel_free(struct tunnel *t)
 int sim_tunnel_run(const struct sim_scenario *sc, const char *strategy, unsigned agents,
 		   struct sim_metrics *m)
 {
-	struct tunnel t = { .sc = sc, .n = agents, .k = sc->npaths };
+	struct tunnel t = { .sc = sc, .n = agents, .k = sc->npaths,
+			    .kagent = strcmp(strategy, "single") ? sc->npaths : 1 };
 	uint64_t step_ns = (uint64_t)(sc->step_ms * 1e6);
 	double *got;
 	int rc = 0;
@@ -165,7 +174,7 @@ int sim_tunnel_run(const struct sim_scenario *sc, const char *strategy, unsigned
 	for (unsigned step = 1; step <= sc->steps; step++)
 		tunnel_step(&t, step * step_ns, m);
 	for (unsigned i = 0; i < agents; i++)
-		for (unsigned p = 0; p < t.k; p++)
+		for (unsigned p = 0; p < t.kagent; p++)
 			got[i] += (double)sim_path_stats(t.s[i], p)->delivered_bytes;
 	m->agent_fairness = sim_jain(got, agents);
 out:
