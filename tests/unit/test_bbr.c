@@ -200,6 +200,45 @@ static void test_bbr_probe_rtt_interval(void **state)
 }
 
 /*
+ * Every tunable's default pinned by its literal value from the sources the help
+ * lines cite (draft-cardwell-iccrg-bbr-congestion-control, tcp_bbr.c,
+ * draft-ietf-ccwg-bbr), and every tunable of the table listed here.
+ */
+static void test_bbr_constants_are_literal(void **state)
+{
+	static const struct { const char *name; double v; } lit[] = {
+		{ "high_gain", 2.885 },		/* 2/ln2 */
+		{ "drain_gain", 0.3466 },	/* ln2/2 */
+		{ "cwnd_gain", 2 },
+		{ "up_gain", 1.25 },
+		{ "down_gain", 0.75 },
+		{ "full_bw_thresh", 1.25 },
+		{ "pacing_margin", 0.01 },
+		{ "cycle_len", 8 },
+		{ "bw_rtts", 10 },
+		{ "min_rtt_win_ms", 10000 },
+		{ "probe_rtt_ms", 200 },
+		{ "min_cwnd_pkts", 4 },
+		{ "full_bw_cnt", 3 },
+		{ "init_cwnd_pkts", 10 },
+		{ "quantization_pkts", 3 },
+		{ "default_rtt_us", 1000 },
+		{ "startup_full_loss_cnt", 6 },
+		{ "loss_thresh", 0.02 },
+		{ "probe_rtt_cwnd_gain", 0.5 },
+		{ "loss_recovery", 1 },
+	};
+	const struct mpt_cc_ops *ops = mpt_cc_find("bbr");
+
+	assert_int_equal(ops->nparams, MPT_ARRAY_SIZE(lit));
+	for (size_t i = 0; i < MPT_ARRAY_SIZE(lit); i++) {
+		if (bbr_param(lit[i].name) != lit[i].v)
+			fail_msg("bbr %s: default %g, literal %g", lit[i].name,
+				 bbr_param(lit[i].name), lit[i].v);
+	}
+}
+
+/*
  * RTprop refreshes on an equal sample (draft 4.1.2.3 BBRUpdateRTprop: "rs.rtt <=
  * RTprop"; tcp_bbr.c: "rs->rtt_us <= bbr->min_rtt_us"). On a constant-delay path the
  * queue drains to empty in every ProbeBW cycle, each such sample equals the minimum
@@ -291,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_bbr_startup_and_probe_bw),
 		cmocka_unit_test(test_bbr_probe_rtt_interval),
 		cmocka_unit_test(test_bbr_rtprop_refreshes_on_equal),
+		cmocka_unit_test(test_bbr_constants_are_literal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
