@@ -23,9 +23,12 @@
  * 1.2 initial, 1.0..1.3, -0.01 / +0.04 (mptcp_blest: lambda 12, min_lambda 10,
  * max_lambda 13 in tenths; dyn_lambda_good 10, dyn_lambda_bad 40 in thousandths).
  *
- * W, the MPTCP meta send window, has no tunnel counterpart (the receiver's reorder
- * buffer is not flow-controlled): window_bytes sets it, 0 = the sum of the up paths'
- * cwnd, all the tunnel may have outstanding. Ours, not the paper's.
+ * W is MPTCP's connection-level send window: what the receiver can buffer out of
+ * order. The tunnel's counterpart is the receiver's reorder buffer (mptund.conf(5)
+ * ReorderBuffer, packets, default 1024), which a packet sent on the slow path occupies
+ * until it arrives: W = window_pkts x the fast path's MTU (ours; the core does not
+ * pass ReorderBuffer to the scheduler yet). window_pkts = 0: the sum of the up paths'
+ * cwnd, all the tunnel may have outstanding.
  */
 #include <math.h>
 
@@ -36,7 +39,7 @@
 struct blest {
 	/* tunables */
 	double lambda_init, lambda_min, lambda_max, lambda_good, lambda_bad;
-	double window_bytes;
+	double window_pkts;
 
 	/* state */
 	double lambda;
@@ -117,12 +120,13 @@ static double blest_fast_bytes(const struct mpt_path_view *f, uint64_t slow_rtt)
 	return mss * (cwnd + (rtts - 1) / 2) * rtts;
 }
 
-static double blest_window(const struct blest *b, const struct mpt_sched_ctx *ctx)
+static double blest_window(const struct blest *b, const struct mpt_sched_ctx *ctx,
+			   const struct mpt_path_view *f)
 {
 	double w = 0;
 
-	if (b->window_bytes > 0)
-		return b->window_bytes;
+	if (b->window_pkts > 0)
+		return b->window_pkts * (f->mtu ? f->mtu : 1200);
 	for (unsigned i = 0; i < ctx->npaths; i++)
 		if (ctx->paths[i].up)
 			w += (double)ctx->paths[i].cwnd;
@@ -154,7 +158,7 @@ static uint32_t blest_pick(void *priv, const struct mpt_sched_ctx *ctx,
 	sv = &ctx->paths[s];
 	blest_update_lambda(b, ctx, (unsigned)s);
 	if (blest_fast_bytes(fv, sv->srtt_ns) * b->lambda >
-	    blest_window(b, ctx) - (double)(sv->in_flight + pkt->len)) {
+	    blest_window(b, ctx, fv) - (double)(sv->in_flight + pkt->len)) {
 		b->blocked++;	/* s would block f: wait for f */
 		return 0;
 	}
@@ -181,10 +185,11 @@ static const struct mpt_param blest_params[] = {
 	  .offset = offsetof(struct blest, lambda_bad), .min = 0, .max = 1, .def = 0.04,
 	  .help = "lambda increase per slow-path RTT with loss (mptcp_blest "
 		  "dyn_lambda_bad 40/1000)" },
-	{ .name = "window_bytes", .type = MPT_PARAM_DOUBLE,
-	  .offset = offsetof(struct blest, window_bytes), .min = 0, .max = 1e12, .def = 0,
-	  .help = "send window W of eq. 2, bytes; 0 = sum of the up paths' cwnd (ours: "
-		  "the tunnel has no MPTCP meta window)" },
+	{ .name = "window_pkts", .type = MPT_PARAM_DOUBLE,
+	  .offset = offsetof(struct blest, window_pkts), .min = 0, .max = 1048576,
+	  .def = 1024,
+	  .help = "send window W of eq. 2, packets of the fast path's MTU: the receiver's "
+		  "ReorderBuffer (default 1024); 0 = the up paths' cwnd sum" },
 };
 
 static const struct mpt_stat blest_stats[] = {

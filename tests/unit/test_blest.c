@@ -79,13 +79,15 @@ static void test_defaults_are_the_authors(void **state)
 			assert_true(v == 0.01);
 		if (strcmp(p->name, "lambda_bad") == 0)
 			assert_true(v == 0.04);
+		if (strcmp(p->name, "window_pkts") == 0)	/* ReorderBuffer's default */
+			assert_true(v == 1024);
 	}
 }
 
 /* The fast path while it has room, whatever the window. */
 static void test_fast_first(void **state)
 {
-	static const char *kv[] = { "window_bytes", "1", NULL };
+	static const char *kv[] = { "window_pkts", "0.001", NULL };
 	struct fix f;
 
 	fix_init(&f, kv);
@@ -104,7 +106,7 @@ static void test_fast_first(void **state)
  */
 static void test_blocking_estimate(void **state)
 {
-	static const char *kv[] = { "window_bytes", "109800", NULL };	/* 91.5 PKT */
+	static const char *kv[] = { "window_pkts", "91.5", NULL };
 	struct fix f;
 
 	fix_init(&f, kv);
@@ -118,7 +120,7 @@ static void test_blocking_estimate(void **state)
 /* Startup: the fast path doubles per round, X = PKT x 10 x (2^6 - 1) = 630 PKT. */
 static void test_slow_start_estimate(void **state)
 {
-	static const char *kv[] = { "window_bytes", "900000", NULL };	/* 750 PKT */
+	static const char *kv[] = { "window_pkts", "750", NULL };
 	struct fix f;
 
 	fix_init(&f, kv);
@@ -131,7 +133,7 @@ static void test_slow_start_estimate(void **state)
 /* lambda: -0.01 per slow RTT without loss down to 1.0, +0.04 with loss up to 1.3. */
 static void test_lambda_adapts(void **state)
 {
-	static const char *kv[] = { "window_bytes", "1e9", NULL };
+	static const char *kv[] = { "window_pkts", "1e6", NULL };
 	struct fix f;
 	double expect = 1.2;
 
@@ -158,13 +160,14 @@ static void test_lambda_adapts(void **state)
 	assert_true(fabs(expect - 1.3) < 1e-12);
 }
 
-/* No window given: W = the sum of the up paths' cwnd (20 PKT) < X: never the slow
+/* window_pkts 0: W = the sum of the up paths' cwnd (20 PKT) < X: never the slow
  * path while the fast one has data in flight to a full window. */
 static void test_auto_window(void **state)
 {
+	static const char *kv[] = { "window_pkts", "0", NULL };
 	struct fix f;
 
-	fix_init(&f, NULL);
+	fix_init(&f, kv);
 	f.paths[0].in_flight = f.paths[0].cwnd;
 	assert_int_equal(send_one(&f), -1);
 	/* equal RTTs: rtts = 2, X = PKT x 10.5 x 2 x 1.2 = 25.2 PKT > 19: still blocked */
