@@ -318,7 +318,9 @@ static void bbr_update_min_rtt(struct mpt_cc *cc, struct bbr *b,
 
 	if (defer)
 		b->probe_rtt_deferred++;
-	if (rs->rtt_ns && (!b->min_rtt_ns || rs->rtt_ns < b->min_rtt_ns ||
+	/* <= as draft 4.1.2.3 (BBRUpdateRTprop) and tcp_bbr.c: an equal sample refreshes
+	 * the stamp, so a constant-delay path never needs a ProbeRTT */
+	if (rs->rtt_ns && (!b->min_rtt_ns || rs->rtt_ns <= b->min_rtt_ns ||
 			   (expired && !defer))) {
 		b->min_rtt_ns = rs->rtt_ns;
 		b->min_rtt_stamp = now;

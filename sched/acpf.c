@@ -104,7 +104,10 @@ static bool acpf_paused(const struct acpf *a, const struct mpt_sched_ctx *ctx)
 	return false;
 }
 
-/* Figure 2c: get_increase_inc / get_decrease_inc of the user-space variant. */
+/* Figure 2c: get_increase_inc / get_decrease_inc of the user-space variant. Both
+ * quotients (qsf, cif) are real: the pseudo-code's integer operands would give no
+ * increase for the first C1 - 1 steps and only whole-number ratios after, against sec.
+ * 4.2's smooth "MIN_FRAC to MAX_FRAC in 530 ms" (test_acpf: divisions are real). */
 static double user_increase_inc(struct acpf *a, uint32_t queue)
 {
 	double qsf = (double)queue / a->queue_threshold;

@@ -1,23 +1,31 @@
 // SPDX-License-Identifier: MIT
 /*
- * exp3 — the TCPPathChanger's flow-level path changer (section 2.2, Figure 2): each
- * flow (inner 5-tuple hash) is a gambler pinned to one path, and a congestion signal
- * is its time step. Per flow, weights w_i start at the paths' configured capacities
- * (view.capacity, scaled by the largest; equal when any is unset). On a congestion
- * signal for the flow — a loss reported by on_loss on its path since its last step,
- * or an inner packet carrying ECN CE — and once its backoff allows:
- *   x   = delivery_rate(path) / max over up paths of delivery_rate      (reward, [0,1])
+ * exp3 — the TCPPathChanger's flow-level path changer (section 2.2, Figure 2, Listing
+ * 1): each flow (inner 5-tuple hash) is a gambler pinned to one path, and a congestion
+ * signal of the flow is its time step. Per flow, weights w_i start at the paths'
+ * configured capacities (view.capacity, scaled by the largest; equal when any is
+ * unset). A new flow starts on the best path by its weights (Listing 1,
+ * get_best_path()); ties go to the path with the fewest flows, then a random one.
+ *
+ * Signals of the flow (Listing 1: ECN CE / CWR, RTO), once its backoff allows:
+ *   - a loss of its own packets (on_flow; without it, a loss on its path while the
+ *     flow sends there), an inner retransmission (pkt.tcp_retrans), inner CWR, CE;
+ *   - hold: a packet of the flow waits because its path has no room.
+ * A step (Figure 2), K = the number of up paths, prob over the up paths only:
+ *   x   = the flow's own delivered bytes/s since its last step (on_flow; without it
+ *         the bytes it sent) / the best up path's capacity (view.capacity, else the
+ *         largest btlbw estimate), clamped to [0, 1]       (sec. 2.2: "connection
+ *         quality achieved on this path"; the paper's cwnd has no tunnel counterpart)
  *   w_p = w_p * exp(Gamma * x / (prob_p * K))
  *   prob_i = (1 - Gamma) * w_i / sum_j w_j + Gamma / K
- *   draw the new path from prob (restricted to up paths); it may be the same one.
- * Backoff (section 2.2, "exponential backoff"): after a step the flow takes no other
- * step for its backoff time; a move doubles the backoff (up to backoff_max_ms), a step
- * that stays resets it to backoff_base_ms. The paper gives no numbers for the backoff
- * or Gamma; ours are documented in the tunables.
- * A pinned path without room holds the packet; a pinned path that went down is left
- * at once by a draw from prob without a weight update (failover; no reward observed).
- * Flows live in a bounded LRU table, expire when idle; a new flow draws from the
- * initial probabilities.
+ *   draw the new path from prob; it may be the same one.
+ * Backoff (sec. 2.2, "exponential backoff"): a move doubles the flow's backoff (up to
+ * backoff_max_ms) and the flow then waits the doubled backoff; a step that stays
+ * resets it to backoff_base_ms and waits that. The paper gives no numbers for the
+ * backoff or Gamma; ours are documented in the tunables.
+ * A pinned path that went down is left at once by a draw from prob without a weight
+ * update (failover; no reward observed). Flows live in a bounded LRU table and expire
+ * when idle.
  */
 #include <math.h>
 
@@ -25,7 +33,7 @@
 
 #include "sched_modules.h"
 
-#define EXP3_FLOWS_MAX 64
+#define EXP3_FLOWS_MAX 56	/* keeps struct exp3 within MPT_SCHED_PRIV_SIZE */
 
 struct exp3_flow {
 	uint32_t hash;
@@ -33,6 +41,9 @@ struct exp3_flow {
 	uint64_t seen;
 	uint64_t next_step;		/* no step before this */
 	uint64_t backoff;		/* ns */
+	uint64_t step_at;		/* start of the reward's measurement */
+	uint64_t sent, delivered;	/* bytes of the flow since step_at */
+	uint32_t own_losses;		/* on_flow losses since the last step */
 	uint8_t path;
 	bool used;
 	double w[MPT_MAX_PATHS];
@@ -48,27 +59,41 @@ struct exp3 {
 
 	/* state */
 	uint32_t loss_events[MPT_MAX_PATHS];
+	bool flow_feedback;		/* the core calls on_flow */
 	struct exp3_flow flow[EXP3_FLOWS_MAX];
 
 	/* stats */
 	double weight[MPT_MAX_PATHS], prob[MPT_MAX_PATHS];
 	uint64_t flows_on[MPT_MAX_PATHS];
 	uint64_t flows, steps, moves, backoff_skips, failovers, evictions, expired;
+	uint64_t hold_signals, loss_signals, mark_signals;
+	double reward;
 };
 _Static_assert(sizeof(struct exp3) <= MPT_SCHED_PRIV_SIZE, "exp3 state too large");
 
-static void exp3_probs(const struct exp3 *e, const struct exp3_flow *f, unsigned k,
-		       double *p)
+/* Figure 2's prob over the up paths (K of them); 0 for a path that is down. When
+ * no path is up, over all paths (the stats still show the flow's leaning). */
+static void exp3_probs(const struct exp3 *e, const struct exp3_flow *f,
+		       const struct mpt_sched_ctx *ctx, double *p)
 {
+	unsigned k = 0;
 	double sum = 0;
+	bool any = false;
 
-	for (unsigned i = 0; i < k; i++)
-		sum += f->w[i];
-	for (unsigned i = 0; i < k; i++)
-		p[i] = (1 - e->gamma) * f->w[i] / sum + e->gamma / k;
+	for (unsigned i = 0; i < ctx->npaths; i++)
+		any |= ctx->paths[i].up;
+	for (unsigned i = 0; i < ctx->npaths; i++) {
+		if (ctx->paths[i].up || !any) {
+			sum += f->w[i];
+			k++;
+		}
+	}
+	for (unsigned i = 0; i < ctx->npaths; i++)
+		p[i] = ctx->paths[i].up || !any ?
+		       (1 - e->gamma) * f->w[i] / sum + e->gamma / k : 0;
 }
 
-/* Draw a path from p restricted to the up paths; -1 when none is up. */
+/* Draw a path from p (0 on the down paths); -1 when none is up. */
 static int exp3_draw(const struct mpt_sched_ctx *ctx, const double *p)
 {
 	double tot = 0, u;
@@ -108,7 +133,7 @@ static void exp3_refresh_stats(struct exp3 *e, const struct mpt_sched_ctx *ctx)
 		if (!f->used)
 			continue;
 		n++;
-		exp3_probs(e, f, k, p);
+		exp3_probs(e, f, ctx, p);
 		for (unsigned i = 0; i < k; i++)
 			sum += f->w[i];
 		for (unsigned i = 0; i < k; i++) {
@@ -152,6 +177,40 @@ static void exp3_flow_start(struct exp3 *e, const struct mpt_sched_ctx *ctx,
 			(double)ctx->paths[i].capacity / (double)cmax : 1.0;
 	f->backoff = (uint64_t)(e->backoff_base_ms * 1e6);
 	f->next_step = 0;
+	f->own_losses = 0;
+}
+
+/* Listing 1's get_best_path(): the up path of largest weight; ties to the path with
+ * the fewest flows, then a uniformly random one of those. -1 when none is up. */
+static int exp3_best_path(const struct exp3 *e, const struct mpt_sched_ctx *ctx,
+			  const struct exp3_flow *f)
+{
+	uint32_t tied = 0;
+	int best = -1;
+
+	for (unsigned i = 0; i < ctx->npaths; i++) {
+		int cmp;
+
+		if (!ctx->paths[i].up)
+			continue;
+		cmp = best < 0 ? 1 : f->w[i] > f->w[best] ? 1 : f->w[i] < f->w[best] ? -1 :
+		      e->flows_on[i] < e->flows_on[best] ? 1 :
+		      e->flows_on[i] > e->flows_on[best] ? -1 : 0;
+		if (cmp > 0) {
+			best = (int)i;
+			tied = 1u << i;
+		} else if (cmp == 0) {
+			tied |= 1u << i;
+		}
+	}
+	if (best >= 0 && __builtin_popcount(tied) > 1) {
+		unsigned k = mpt_rng_below(ctx->rng, (unsigned)__builtin_popcount(tied));
+
+		while (k--)
+			tied &= tied - 1;
+		best = __builtin_ctz(tied);
+	}
+	return best;
 }
 
 /* The flow's slot: found (not expired), or a free/expired one, or the LRU one. */
@@ -183,81 +242,169 @@ static struct exp3_flow *exp3_flow(struct exp3 *e, const struct mpt_sched_ctx *c
 	return lru;
 }
 
+/* The reward's scale: the best up path's capacity, else its bottleneck estimate. */
+static double exp3_best_rate(const struct mpt_sched_ctx *ctx)
+{
+	double best = 0;
+
+	for (unsigned i = 0; i < ctx->npaths; i++) {
+		const struct mpt_path_view *v = &ctx->paths[i];
+
+		if (v->up)
+			best = MPT_MAX(best, (double)(v->capacity ? v->capacity : v->btlbw));
+	}
+	return best;
+}
+
+/* x of Figure 2: the flow's own rate since its last step over the best path's. */
+static double exp3_reward(const struct exp3 *e, const struct mpt_sched_ctx *ctx,
+			  const struct exp3_flow *f)
+{
+	double best = exp3_best_rate(ctx), dt = (double)(ctx->now - f->step_at) / 1e9;
+	double bytes = (double)(e->flow_feedback ? f->delivered : f->sent);
+
+	if (best <= 0 || dt <= 0)
+		return 0;
+	return MPT_MIN(1.0, bytes / dt / best);
+}
+
+/* Restart the flow's measurement and signal marks after a step or a move. */
+static void exp3_mark(struct exp3 *e, const struct mpt_sched_ctx *ctx,
+		      struct exp3_flow *f)
+{
+	f->step_at = ctx->now;
+	f->sent = f->delivered = 0;
+	f->own_losses = 0;
+	f->loss_mark = e->loss_events[f->path];
+}
+
 /* One EXP3 step (Figure 2) for flow f on its current path. */
 static void exp3_step(struct exp3 *e, const struct mpt_sched_ctx *ctx,
 		      struct exp3_flow *f)
 {
-	unsigned k = ctx->npaths, cur = f->path;
-	double p[MPT_MAX_PATHS], best = 0, x = 0, wmax = 0;
+	unsigned k = ctx->npaths, cur = f->path, kup = 0;
+	double p[MPT_MAX_PATHS], x = exp3_reward(e, ctx, f), wmax = 0;
 	int next;
 
 	for (unsigned i = 0; i < k; i++)
-		if (ctx->paths[i].up)
-			best = MPT_MAX(best, (double)ctx->paths[i].delivery_rate);
-	if (best > 0)
-		x = MPT_MIN(1.0, (double)ctx->paths[cur].delivery_rate / best);
-	exp3_probs(e, f, k, p);
-	f->w[cur] *= exp(e->gamma * x / (p[cur] * k));
+		kup += ctx->paths[i].up;
+	exp3_probs(e, f, ctx, p);
+	if (p[cur] > 0)
+		f->w[cur] *= exp(e->gamma * x / (p[cur] * kup));
 	for (unsigned i = 0; i < k; i++)
 		wmax = MPT_MAX(wmax, f->w[i]);
 	if (wmax > 1e200)	/* prob is scale-free: keep the weights finite */
 		for (unsigned i = 0; i < k; i++)
 			f->w[i] /= wmax;
-	exp3_probs(e, f, k, p);
+	exp3_probs(e, f, ctx, p);
 	next = exp3_draw(ctx, p);
 	e->steps++;
-	f->next_step = ctx->now + f->backoff;
+	e->reward = x;
 	if (next >= 0 && (unsigned)next != cur) {
 		f->path = (uint8_t)next;
 		e->moves++;
+		/* the doubled backoff is the wait before the next step */
 		f->backoff = MPT_MIN(2 * f->backoff, (uint64_t)(e->backoff_max_ms * 1e6));
 	} else {
 		f->backoff = (uint64_t)(e->backoff_base_ms * 1e6);
 	}
-	f->loss_mark = e->loss_events[f->path];
+	f->next_step = ctx->now + f->backoff;
+	exp3_mark(e, ctx, f);
 	exp3_refresh_stats(e, ctx);
+}
+
+/* A new flow on the best path, or a flow whose path went down redrawn. */
+static bool exp3_place(struct exp3 *e, const struct mpt_sched_ctx *ctx,
+		       struct exp3_flow *f, bool fresh)
+{
+	double p[MPT_MAX_PATHS];
+	int next;
+
+	if (fresh) {
+		exp3_flow_start(e, ctx, f);
+		next = exp3_best_path(e, ctx, f);
+	} else {
+		exp3_probs(e, f, ctx, p);
+		next = exp3_draw(ctx, p);
+	}
+	if (next < 0)
+		return false;	/* no path up: a new flow is not created */
+	if (!fresh)
+		e->failovers++;
+	f->used = true;
+	f->path = (uint8_t)next;
+	exp3_mark(e, ctx, f);
+	exp3_refresh_stats(e, ctx);
+	return true;
+}
+
+/* The flow's congestion signals since its last step (Listing 1), hold excluded. */
+static bool exp3_signal(struct exp3 *e, const struct exp3_flow *f,
+			const struct mpt_pkt_meta *pkt)
+{
+	bool loss = e->flow_feedback ? f->own_losses > 0 :
+		    e->loss_events[f->path] != f->loss_mark;
+
+	if (loss || pkt->tcp_retrans) {
+		e->loss_signals++;
+		return true;
+	}
+	if (pkt->ecn == 3 || (pkt->tcp_flags & MPT_TCP_FLAG_CWR)) {
+		e->mark_signals++;
+		return true;
+	}
+	return false;
 }
 
 static uint32_t exp3_pick(void *priv, const struct mpt_sched_ctx *ctx,
 			  const struct mpt_pkt_meta *pkt)
 {
 	struct exp3 *e = priv;
-	double p[MPT_MAX_PATHS];
 	struct exp3_flow *f;
 	const struct mpt_path_view *v;
-	bool fresh;
+	bool fresh, sig;
 
 	f = exp3_flow(e, ctx, pkt->flow_hash, &fresh);
-	if (fresh || f->path >= ctx->npaths || !ctx->paths[f->path].up) {
-		int next;
-
-		if (fresh)
-			exp3_flow_start(e, ctx, f);
-		exp3_probs(e, f, ctx->npaths, p);
-		next = exp3_draw(ctx, p);
-		if (next < 0)
-			return 0;	/* no path up: the flow is not created */
-		if (!fresh)
-			e->failovers++;
-		f->used = true;
-		f->path = (uint8_t)next;
-		f->loss_mark = e->loss_events[next];
-		f->seen = ctx->now;
-		exp3_refresh_stats(e, ctx);
-	}
+	if ((fresh || f->path >= ctx->npaths || !ctx->paths[f->path].up) &&
+	    !exp3_place(e, ctx, f, fresh))
+		return 0;
 	f->seen = ctx->now;
-	if (pkt->ecn == 3 || e->loss_events[f->path] != f->loss_mark) {
-		if (ctx->now >= f->next_step) {
-			exp3_step(e, ctx, f);
-		} else {
-			e->backoff_skips++;
-			f->loss_mark = e->loss_events[f->path];
-		}
-	}
 	v = &ctx->paths[f->path];
+	sig = exp3_signal(e, f, pkt);
+	if (!sig && !mpt_path_has_room(v, v->cwnd)) {
+		e->hold_signals++;	/* the flow's path has no room: a signal */
+		sig = true;
+	}
+	if (sig && ctx->now >= f->next_step) {
+		exp3_step(e, ctx, f);
+		v = &ctx->paths[f->path];
+	} else if (sig) {
+		e->backoff_skips++;
+		f->loss_mark = e->loss_events[f->path];
+		f->own_losses = 0;
+	}
 	if (!mpt_path_has_room(v, v->cwnd))
 		return 0;
+	f->sent += pkt->len;
 	return 1u << f->path;
+}
+
+static void exp3_on_flow(void *priv, const struct mpt_sched_ctx *ctx, uint32_t hash,
+			 unsigned path, uint64_t acked_bytes, uint64_t lost_bytes)
+{
+	struct exp3 *e = priv;
+
+	e->flow_feedback = true;
+	for (unsigned j = 0; j < MPT_MIN(e->nflows, EXP3_FLOWS_MAX); j++) {
+		struct exp3_flow *f = &e->flow[j];
+
+		if (!f->used || f->hash != hash || f->path != path)
+			continue;
+		f->delivered += acked_bytes;
+		if (lost_bytes)
+			f->own_losses++;
+		return;
+	}
 }
 
 static void exp3_on_loss(void *priv, const struct mpt_sched_ctx *ctx, unsigned path,
@@ -332,6 +479,18 @@ static const struct mpt_stat exp3_stats[] = {
 	{ .name = "failovers", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct exp3, failovers),
 	  .help = "flows redrawn because their path went down" },
+	{ .name = "hold_signals", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct exp3, hold_signals),
+	  .help = "signals: a packet of the flow held, its path without room" },
+	{ .name = "loss_signals", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct exp3, loss_signals),
+	  .help = "signals: a loss of the flow or an inner retransmission" },
+	{ .name = "mark_signals", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct exp3, mark_signals),
+	  .help = "signals: ECN CE or inner TCP CWR on a packet of the flow" },
+	{ .name = "reward", .type = MPT_STAT_DOUBLE, .kind = MPT_STAT_GAUGE,
+	  .offset = offsetof(struct exp3, reward),
+	  .help = "reward x of the last step (flow rate / best path rate)" },
 	{ .name = "flow_evictions", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct exp3, evictions),
 	  .help = "flows dropped from the full table (LRU)" },
@@ -346,6 +505,7 @@ const struct mpt_sched_ops mpt_sched_exp3 = {
 	.pick = exp3_pick,
 	.init = exp3_init,
 	.on_loss = exp3_on_loss,
+	.on_flow = exp3_on_flow,
 	.tick = exp3_tick,
 	.tick_ns = 100 * MPT_NSEC_PER_MSEC,
 	.priv_size = sizeof(struct exp3),

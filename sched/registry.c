@@ -18,6 +18,9 @@ static const struct mpt_sched_ops *const schedulers[] = {
 	&mpt_sched_egreedy,
 	&mpt_sched_exp3,
 	&mpt_sched_olms,
+	&mpt_sched_blest,
+	&mpt_sched_minload,
+	&mpt_sched_attr,
 };
 
 size_t mpt_sched_count(void)

@@ -13,5 +13,8 @@ extern const struct mpt_sched_ops mpt_sched_wrr;
 extern const struct mpt_sched_ops mpt_sched_egreedy;
 extern const struct mpt_sched_ops mpt_sched_exp3;
 extern const struct mpt_sched_ops mpt_sched_olms;
+extern const struct mpt_sched_ops mpt_sched_blest;
+extern const struct mpt_sched_ops mpt_sched_minload;
+extern const struct mpt_sched_ops mpt_sched_attr;
 
 #endif

@@ -52,6 +52,21 @@ struct mpt_path_view {
 	uint64_t delivered_pkts, delivered_bytes;
 	uint64_t lost_pkts, lost_bytes;
 	uint64_t queued_bytes;		/* of in_flight, still waiting in the path's pacer */
+
+	/* appended (issue 14); fields above keep their order */
+	uint32_t tags;			/* enum mpt_path_tag bits from the path's config */
+	uint64_t agg_in_flight;		/* anchor: in_flight summed over every session on
+					 * this path; agg_cwnd 0 = the core does not fill it */
+	uint64_t agg_cwnd;		/* the same sum of cwnd */
+};
+
+/* Path attributes a policy can filter on (attr scheduler; axiomatic path-selection
+ * paper, sec. 3.2 Attribute-Aware: "avoiding a high-cost path"). */
+enum mpt_path_tag {
+	MPT_PATH_TAG_METERED = 1u << 0,
+	MPT_PATH_TAG_HIGH_COST = 1u << 1,
+	MPT_PATH_TAG_CELLULAR = 1u << 2,
+	MPT_PATH_TAG_SATELLITE = 1u << 3,
 };
 
 /* Metadata of the packet being scheduled. */
@@ -61,7 +76,16 @@ struct mpt_pkt_meta {
 	uint8_t dscp;
 	uint8_t ecn;			/* inner ECN field; 3 = CE */
 	uint8_t proto;			/* inner IP protocol */
+
+	/* appended (issue 14): inner-TCP congestion signals the tunnel can read */
+	uint8_t tcp_flags;		/* inner TCP header flags (CWR 0x80, ECE 0x40); 0 =
+					 * not TCP or not filled */
+	bool tcp_retrans;		/* the inner TCP sequence number is not new for
+					 * its flow (a retransmission); false = unknown */
 };
+
+#define MPT_TCP_FLAG_CWR 0x80
+#define MPT_TCP_FLAG_ECE 0x40
 
 struct mpt_sched_ctx {
 	const struct mpt_path_view *paths;
@@ -109,6 +133,12 @@ struct mpt_sched_ops {
 	size_t nparams;
 	const struct mpt_stat *stats;	/* offsets are into priv */
 	size_t nstats;
+
+	/* optional (appended, issue 14): packets of flow flow_hash on path were acked
+	 * (acked_bytes) or declared lost (lost_bytes), as the core's recovery learns it.
+	 * Flow-level schedulers (exp3) measure a flow's own delivery and losses by it. */
+	void (*on_flow)(void *priv, const struct mpt_sched_ctx *ctx, uint32_t flow_hash,
+			unsigned path, uint64_t acked_bytes, uint64_t lost_bytes);
 };
 
 /* True when the path is up and its in-flight is below window (bytes). */

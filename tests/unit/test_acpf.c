@@ -195,6 +195,33 @@ static void test_qsf_caps_the_increment(void **state)
 	assert_near(frac(&f) - expect, RAW_INC / C2 * 2.25, EPS);
 }
 
+/*
+ * Figure 2c's two divisions are real, not integer. Its pseudo-code divides integers
+ * (s.queue_size / QUEUE_SIZE_THRESHOLD, ++CONSECUTIVE_INCREASE / C1); read as C
+ * integer division, cif would be 0 for the first C1 - 1 steps and min(qsf, cif) could
+ * only be 0, 1, 2, ...: no increase at all for 9 ms, then steps of 0.001 x n^2. Section
+ * 4.2's "MIN_FRAC to MAX_FRAC in 530 ms" needs the real quotients (sched/acpf.c).
+ * Queue 15 (qsf 1.5, integer 1) for 12 steps: the two readings differ at every step.
+ */
+static void test_fig2c_divisions_are_real(void **state)
+{
+	double real = MIN_FRAC, integer = MIN_FRAC;
+	struct fix f;
+	uint64_t t0;
+
+	fix_init(&f, 100, NULL);
+	t0 = f.ctx.now;
+	for (unsigned k = 1; k <= 12; k++) {
+		real += RAW_INC / C2 * pow(fmin(15.0 / QUEUE_SIZE_THRESHOLD, (double)k / C1), 2);
+		integer += RAW_INC / C2 * pow(MPT_MIN(15u / QUEUE_SIZE_THRESHOLD, k / C1), 2);
+		tick_at(&f, t0 + k * MS, 15);
+		assert_near(frac(&f), real, EPS);
+		assert_true(fabs(real - integer) > 100 * EPS);
+	}
+	/* k = 1..12: 0.001 x (0.01 + 0.04 + ... + 1 + 1.21 + 1.44) */
+	assert_near(frac(&f), MIN_FRAC + 0.001 * (3.85 + 1.21 + 1.44), EPS);
+}
+
 /* Without a queue the fraction falls by RAW_INC / C2 = 0.001 per ms to MIN_FRAC. */
 static void test_falls_to_min_frac(void **state)
 {
@@ -368,6 +395,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_are_the_papers),
 		cmocka_unit_test(test_rises_with_fig2c_increments),
+		cmocka_unit_test(test_fig2c_divisions_are_real),
 		cmocka_unit_test(test_qsf_caps_the_increment),
 		cmocka_unit_test(test_falls_to_min_frac),
 		cmocka_unit_test(test_catch_up_equals_step_by_step),

@@ -61,6 +61,7 @@ struct trace {
 	unsigned n_in, n_out;
 	uint64_t probe_bw_queue_max;	/* over the samples in ProbeBW after settle */
 	uint64_t settle_ns;
+	uint64_t drift_per_sec;		/* the path lengthens by this per second, ns */
 };
 
 static void hook(struct sim_session *s, void *arg)
@@ -68,6 +69,9 @@ static void hook(struct sim_session *s, void *arg)
 	struct trace *t = arg;
 	struct mpt_cc *cc = sim_path_cc(s, 0);
 	uint64_t now = sim_now(s), delivered = sim_path_stats(s, 0)->delivered_bytes;
+
+	if (t->drift_per_sec)
+		sim_path_link(s, 0)->delay_ns = OWD + t->drift_per_sec * now / SEC;
 
 	if (cc->state != t->last_state) {
 		if (t->last_state == MPT_CC_STARTUP && !t->startup_exit_ns) {
@@ -153,7 +157,11 @@ static void test_bbr_startup_and_probe_bw(void **state)
 	sim_session_free(s);
 }
 
-/* ProbeRTT about every min_rtt_win_ms, for at least probe_rtt_ms and a round. */
+/*
+ * ProbeRTT about every min_rtt_win_ms, for at least probe_rtt_ms and a round, on a
+ * path that lengthens by 0.1 ms per second (a route drifting): no RTT sample equals
+ * RTprop again, so the filter expires. On a constant-delay path it would not (below).
+ */
 static void test_bbr_probe_rtt_interval(void **state)
 {
 	struct trace t;
@@ -162,6 +170,7 @@ static void test_bbr_probe_rtt_interval(void **state)
 	uint64_t dur = (uint64_t)bbr_param("probe_rtt_ms") * MS;
 	uint64_t run = 35 * SEC;
 
+	t.drift_per_sec = MS / 10;
 	sim_session_run_until(s, run);
 	/* first at ~win, then every win + ProbeRTT's own length */
 	assert_true(t.n_in >= run / (win + dur + 4 * RTT));
@@ -187,6 +196,65 @@ static void test_bbr_probe_rtt_interval(void **state)
 		}
 	}
 	assert_true(bbr_stat(sim_path_cc(s, 0), "probe_rtt_count") == t.n_in);
+	sim_session_free(s);
+}
+
+/*
+ * Every tunable's default pinned by its literal value from the sources the help
+ * lines cite (draft-cardwell-iccrg-bbr-congestion-control, tcp_bbr.c,
+ * draft-ietf-ccwg-bbr), and every tunable of the table listed here.
+ */
+static void test_bbr_constants_are_literal(void **state)
+{
+	static const struct { const char *name; double v; } lit[] = {
+		{ "high_gain", 2.885 },		/* 2/ln2 */
+		{ "drain_gain", 0.3466 },	/* ln2/2 */
+		{ "cwnd_gain", 2 },
+		{ "up_gain", 1.25 },
+		{ "down_gain", 0.75 },
+		{ "full_bw_thresh", 1.25 },
+		{ "pacing_margin", 0.01 },
+		{ "cycle_len", 8 },
+		{ "bw_rtts", 10 },
+		{ "min_rtt_win_ms", 10000 },
+		{ "probe_rtt_ms", 200 },
+		{ "min_cwnd_pkts", 4 },
+		{ "full_bw_cnt", 3 },
+		{ "init_cwnd_pkts", 10 },
+		{ "quantization_pkts", 3 },
+		{ "default_rtt_us", 1000 },
+		{ "startup_full_loss_cnt", 6 },
+		{ "loss_thresh", 0.02 },
+		{ "probe_rtt_cwnd_gain", 0.5 },
+		{ "loss_recovery", 1 },
+	};
+	const struct mpt_cc_ops *ops = mpt_cc_find("bbr");
+
+	assert_int_equal(ops->nparams, MPT_ARRAY_SIZE(lit));
+	for (size_t i = 0; i < MPT_ARRAY_SIZE(lit); i++) {
+		if (bbr_param(lit[i].name) != lit[i].v)
+			fail_msg("bbr %s: default %g, literal %g", lit[i].name,
+				 bbr_param(lit[i].name), lit[i].v);
+	}
+}
+
+/*
+ * RTprop refreshes on an equal sample (draft 4.1.2.3 BBRUpdateRTprop: "rs.rtt <=
+ * RTprop"; tcp_bbr.c: "rs->rtt_us <= bbr->min_rtt_us"). On a constant-delay path the
+ * queue drains to empty in every ProbeBW cycle, each such sample equals the minimum
+ * and renews it: no ProbeRTT at all in 35 s. With a strict < there would be one about
+ * every 10 s.
+ */
+static void test_bbr_rtprop_refreshes_on_equal(void **state)
+{
+	struct trace t;
+	struct sim_session *s = bbr_session(&t, 2);
+
+	sim_session_run_until(s, 35 * SEC);
+	print_message("constant delay: %u ProbeRTT in 35 s\n", t.n_in);
+	assert_int_equal(t.n_in, 0);
+	assert_true(bbr_stat(sim_path_cc(s, 0), "probe_rtt_count") == 0);
+	assert_int_equal(sim_path_cc(s, 0)->state, MPT_CC_PROBE_BW);
 	sim_session_free(s);
 }
 
@@ -261,6 +329,8 @@ int main(void)
 		cmocka_unit_test(test_bbr_probe_bw_start_phase),
 		cmocka_unit_test(test_bbr_startup_and_probe_bw),
 		cmocka_unit_test(test_bbr_probe_rtt_interval),
+		cmocka_unit_test(test_bbr_rtprop_refreshes_on_equal),
+		cmocka_unit_test(test_bbr_constants_are_literal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,6 +59,13 @@ static void probs(const double *w, double g, double *p)
 		p[i] = (1 - g) * w[i] / s + g / 3;
 }
 
+/*
+ * Figure 2 step by step. A new flow starts on the best path by its weights (path 2,
+ * capacity 30 MB/s). Between two steps the flow sends n[path] packets (the first right
+ * after the step), then one with CE 2 ms later, which steps: its own rate is n x 1200 B
+ * / 2 ms and the reward x is that over the best path's capacity (30 MB/s): 0.2, 0.4,
+ * 0.8 on paths 0, 1, 2.
+ */
 static void test_probability_sequence(void **state)
 {
 	struct mpt_path_view v[3];
@@ -67,7 +74,8 @@ static void test_probability_sequence(void **state)
 	struct mpt_pkt_meta pkt = { .len = 1200, .flow_hash = 42 };
 	const char *kv[] = { "backoff_base_ms", "1", "backoff_max_ms", "1", NULL };
 	const struct mpt_sched_ops *ops;
-	const double g = 0.1, dr[3] = { 10, 20, 40 };
+	const double g = 0.1;
+	const unsigned n[3] = { 10, 20, 40 };
 	double w[3] = { 1.0 / 3, 2.0 / 3, 1.0 }, p[3];
 	unsigned path;
 
@@ -75,26 +83,72 @@ static void test_probability_sequence(void **state)
 	mpt_rng_seed(&rng, 21);
 	ops = setup(kv, &ctx);
 	path = (unsigned)__builtin_ctz(ops->pick(priv, &ctx, &pkt));
+	assert_int_equal(path, 2);	/* get_best_path(): the largest weight */
 	/* initial weights from capacity: w = (1/3, 2/3, 1), sum 2;
 	 * prob = 0.9 w / 2 + 0.1 / 3 = (0.18333.., 0.33333.., 0.48333..) */
 	assert_true(fabs(stat(ops, "prob", 0) - (0.15 + 0.1 / 3)) < 1e-12);
 	assert_true(fabs(stat(ops, "prob", 1) - (0.30 + 0.1 / 3)) < 1e-12);
 	assert_true(fabs(stat(ops, "prob", 2) - (0.45 + 0.1 / 3)) < 1e-12);
-	pkt.ecn = 3;
 	for (unsigned step = 0; step < 40; step++) {
-		double x = dr[path] / 40;
+		double x;
 
+		for (unsigned k = 1; k < n[path]; k++)	/* + the one after the last step */
+			assert_int_equal(ops->pick(priv, &ctx, &pkt), 1u << path);
+		x = n[path] * 1200.0 / 0.002 / 30e6;
 		ctx.now += 2 * MPT_NSEC_PER_MSEC;	/* past the 1 ms backoff */
 		probs(w, g, p);
 		w[path] *= exp(g * x / (p[path] * 3));
 		probs(w, g, p);
+		pkt.ecn = 3;
 		path = (unsigned)__builtin_ctz(ops->pick(priv, &ctx, &pkt));
+		pkt.ecn = 0;
 		assert_true(stat(ops, "steps", 0) == step + 1);
+		assert_true(fabs(stat(ops, "reward", 0) - x) < 1e-12);
 		for (unsigned i = 0; i < 3; i++)
 			assert_true(fabs(stat(ops, "prob", i) - p[i]) < 1e-12);
 	}
 	/* the best path (largest reward) has gained the most probability */
 	assert_true(p[2] > p[1] && p[2] > 0.45 + 0.1 / 3);
+}
+
+/* K counts the up paths: with path 0 down, prob = 0.9 w / (w1 + w2) + 0.1 / 2 on the
+ * two others and 0 on path 0. New flows: ties by weight go to the path with the fewest
+ * flows, then to a random one. */
+static void test_k_and_new_flows(void **state)
+{
+	struct mpt_path_view v[3];
+	struct mpt_rng rng;
+	struct mpt_sched_ctx ctx = { .paths = v, .npaths = 3, .rng = &rng, .now = 1 };
+	struct mpt_pkt_meta pkt = { .len = 1200, .flow_hash = 1 };
+	const struct mpt_sched_ops *ops;
+	unsigned seen = 0;
+
+	views(v);
+	v[0].up = false;
+	mpt_rng_seed(&rng, 25);
+	ops = setup(NULL, &ctx);
+	assert_int_equal(ops->pick(priv, &ctx, &pkt), 1u << 2);
+	assert_true(stat(ops, "prob", 0) == 0);
+	assert_true(fabs(stat(ops, "prob", 1) - (0.9 * 2 / 5 + 0.05)) < 1e-12);
+	assert_true(fabs(stat(ops, "prob", 2) - (0.9 * 3 / 5 + 0.05)) < 1e-12);
+
+	/* equal weights (capacities unset): flows spread, one per path, in random order */
+	for (unsigned i = 0; i < 3; i++) {
+		v[i].capacity = 0;
+		v[i].up = true;
+	}
+	ops = setup(NULL, &ctx);
+	for (uint32_t h = 1; h <= 3; h++) {
+		uint32_t m;
+
+		pkt.flow_hash = h;
+		m = ops->pick(priv, &ctx, &pkt);
+		assert_true(m && !(m & seen));
+		seen |= m;
+	}
+	assert_int_equal(seen, 7);
+	for (unsigned i = 0; i < 3; i++)
+		assert_true(stat(ops, "flows_on", i) == 1);
 }
 
 static void test_moves_only_on_congestion(void **state)
@@ -129,10 +183,16 @@ static void test_moves_only_on_congestion(void **state)
 	ctx.now += 1000 * MPT_NSEC_PER_MSEC;
 	assert_int_equal(ops->pick(priv, &ctx, &pkt), m);
 	assert_true(stat(ops, "steps", 0) == 1);
-	/* pinned path full: hold, not move */
+	/* pinned path full: a hold signal, one step (past the backoff), then hold or
+	 * send on the path drawn */
 	v[__builtin_ctz(m)].in_flight = v[__builtin_ctz(m)].cwnd;
-	assert_int_equal(ops->pick(priv, &ctx, &pkt), 0);
+	first = ops->pick(priv, &ctx, &pkt);
+	assert_true(stat(ops, "hold_signals", 0) == 1);
+	assert_true(stat(ops, "steps", 0) == 2);
+	assert_true(first == 0 || first != m);
+	v[__builtin_ctz(m)].in_flight = 0;
 	/* pinned path down: failover draw onto an up path */
+	m = first ? first : m;
 	v[__builtin_ctz(m)].up = false;
 	first = ops->pick(priv, &ctx, &pkt);
 	assert_true(first && first != m);
@@ -169,13 +229,14 @@ static void test_backoff(void **state)
 			assert_true(ctx.now - last >= gap);
 			assert_true(ctx.now - last <= gap + MPT_NSEC_PER_MSEC);
 		}
-		gap = bo;
+		/* a move doubles the backoff before the wait it starts */
 		if (p != path) {
 			moves++;
 			bo = MPT_MIN(2 * bo, max);
 		} else {
 			bo = base;
 		}
+		gap = bo;
 		last = ctx.now;
 		path = p;
 	}
@@ -216,6 +277,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probability_sequence),
+		cmocka_unit_test(test_k_and_new_flows),
 		cmocka_unit_test(test_moves_only_on_congestion),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_flow_table),

@@ -11,6 +11,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -290,12 +292,26 @@ static void test_random_full_vs_glpk(void **state)
 }
 #endif
 
+/* Without GLPK the cross-check cannot run: a skip on a developer's machine, a failure
+ * where it must run (tests/run-all installs GLPK and sets MPTUND_REQUIRE_GLPK). */
+static void test_glpk_cross_check_ran(void **state)
+{
+#ifndef HAVE_GLPK
+	const char *req = getenv("MPTUND_REQUIRE_GLPK");
+
+	if (req && *req && strcmp(req, "0") != 0)
+		fail_msg("MPTUND_REQUIRE_GLPK=%s but built without GLPK (libglpk-dev)", req);
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paper_maxrtt),
 		cmocka_unit_test(test_paper_bwcap),
 		cmocka_unit_test(test_maxrtt_infeasible),
+		cmocka_unit_test(test_glpk_cross_check_ran),
 #ifdef HAVE_GLPK
 		cmocka_unit_test(test_random_grid_vs_glpk),
 		cmocka_unit_test(test_random_full_vs_glpk),

@@ -260,7 +260,7 @@ static void test_exp3_moves_on_losses_with_backoff(void **state)
 	s = sim_session_new(&cfg);
 	base = sched_param(s, "backoff_base_ms") / 1e3;
 
-	/* below capacity, no loss: flows stay where they were drawn */
+	/* below capacity, no loss: flows stay where they started, but for holds */
 	sim_session_run_until(s, (uint64_t)(t_loss * SEC));
 	print_message("exp3 no loss: %.0f flows, steps %.0f moves %.0f, lost %llu+%llu\n",
 		      sched_stat(s, "flows", 0), sched_stat(s, "steps", 0),
@@ -269,7 +269,11 @@ static void test_exp3_moves_on_losses_with_backoff(void **state)
 		      (unsigned long long)sim_path_stats(s, 1)->lost_pkts);
 	assert_int_equal(sim_path_stats(s, 0)->lost_pkts + sim_path_stats(s, 1)->lost_pkts, 0);
 	assert_true(sched_stat(s, "flows", 0) == nflows);
-	assert_true(sched_stat(s, "steps", 0) == 0 && sched_stat(s, "moves", 0) == 0);
+	/* no loss or mark signal; the only steps are holds while the paths' BBR opens
+	 * its window at the start (a held flow is a signal, issue 14), a few per flow */
+	assert_true(sched_stat(s, "loss_signals", 0) == 0);
+	assert_true(sched_stat(s, "mark_signals", 0) == 0);
+	assert_true(sched_stat(s, "steps", 0) <= nflows);
 
 	/* random loss on both paths: every flow sees congestion signals */
 	sim_path_link(s, 0)->loss = 0.02;

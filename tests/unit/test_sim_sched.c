@@ -333,6 +333,9 @@ static void trace_bw(struct sim_session *s, void *arg)
 	struct bw_trace *tr = arg;
 	const struct mpt_path_view *v = sim_session_views(s);
 
+	/* the path lengthens by 0.1 ms per second: no RTT sample equals RTprop again,
+	 * so BBR's filter (refreshed on <=) expires and ProbeRTT comes */
+	sim_path_link(s, 0)->delay_ns = CPF_OWD + sim_now(s) / 10000;
 	if (v[0].cc_state == MPT_CC_PROBE_RTT)
 		tr->probed = true;
 	if (!tr->probed)

@@ -155,6 +155,7 @@ void sim_refresh_views(struct sim_session *s)
 		v->lost_pkts = p->rec.lost_pkts;
 		v->lost_bytes = p->rec.lost_bytes;
 		v->queued_bytes = p->pacer.bytes;
+		v->tags = p->cfg.tags;
 	}
 }
 

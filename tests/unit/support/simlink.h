@@ -79,6 +79,7 @@ struct sim_path_cfg {
 	uint64_t ack_delay_ns;		/* delayed-ACK timer; default 1 ms */
 	uint32_t burst_pkts;		/* pacer bucket, packets; default 2 */
 	bool down;			/* start with the link down */
+	uint32_t tags;			/* scheduler view: enum mpt_path_tag bits */
 };
 
 typedef void (*sim_hook_fn)(struct sim_session *s, void *arg);
