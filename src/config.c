@@ -23,8 +23,8 @@
 #include "config_int.h"
 #include "log.h"
 
-static int failv(struct cfg_parser *ps, int line, const char *key, const char *fmt,
-		 va_list ap)
+static int __attribute__((format(printf, 4, 0)))
+failv(struct cfg_parser *ps, int line, const char *key, const char *fmt, va_list ap)
 {
 	int n;
 
