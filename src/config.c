@@ -3,7 +3,7 @@
  * mptund.conf(5) parser: WireGuard-style INI into struct mpt_config.
  *
  * Line by line: "[Section]", "Key = value", comments from '#' or ';' (at the start of a
- * line or after white space), blank lines. Keys and section names are case-insensitive.
+ * line, after white space or right after '='), blank lines. Keys and section names are case-insensitive.
  * Every key is described once in the tables of config_keys.c; the same tables drive mpt_config_print() and are checked against the man page by a unit test.
  * Per-key checks run as each line is read; checks that need the whole section run when
  * the section closes, and checks across sections (role-dependent requirements,
@@ -23,8 +23,8 @@
 #include "config_int.h"
 #include "log.h"
 
-static int failv(struct cfg_parser *ps, int line, const char *key, const char *fmt,
-		 va_list ap)
+static int __attribute__((format(printf, 4, 0)))
+failv(struct cfg_parser *ps, int line, const char *key, const char *fmt, va_list ap)
 {
 	int n;
 
@@ -273,8 +273,10 @@ static int parse_line(struct cfg_parser *ps, const char *text, size_t len)
 	memcpy(buf, text, len);
 	buf[len] = '\0';
 	for (s = buf; *s; s++) {
+		/* also right after '=': "Key =#x" must not keep '#x' as its value,
+		 * or the printed "Key = #x" would read back as a comment */
 		if ((*s == '#' || *s == ';') &&
-		    (s == buf || s[-1] == ' ' || s[-1] == '\t')) {
+		    (s == buf || s[-1] == ' ' || s[-1] == '\t' || s[-1] == '=')) {
 			*s = '\0';
 			break;
 		}

@@ -49,7 +49,8 @@ const char *log_level_name(int level)
 	return level >= 0 && level <= LOG_DEBUG ? level_names[level] : "?";
 }
 
-static void vlog(int level, const char *errstr, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 3, 0)))
+vlog(int level, const char *errstr, const char *fmt, va_list ap)
 {
 	char buf[1024];
 

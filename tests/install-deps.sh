@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian packages mptund's build, tests and testbed need, when missing.
-# Usage: tests/install-deps.sh [build|test|testbed]...   (default: all)
+# Usage: tests/install-deps.sh [build|test|testbed|fuzz]...   (default: all but fuzz)
 set -eu
 need=(cmake gcc make pkg-config libev-dev libnl-3-dev libnl-route-3-dev libssl-dev)
-for what in "${@:-build test testbed}"; do
+for what in ${@:-build test testbed}; do
 	case $what in
 	build) ;;
 	test) need+=(libcmocka-dev libglpk-dev iproute2 iperf3 iputils-ping tcpdump mandoc
 		     wireguard-go wireguard-tools clang ethtool procps) ;;
+	# libFuzzer and the sanitizer runtimes are not pulled in by clang itself;
+	# llvm brings llvm-symbolizer for readable crash stacks.
+	fuzz) need+=(clang libclang-rt-14-dev llvm) ;;
 	testbed) need+=(mininet python3-matplotlib iperf3 ethtool iproute2 iputils-ping
 			mptcpize) ;;
 	esac

@@ -5,11 +5,18 @@
  * (the tag is not checked here, so every frame path is reachable). Invariants: the
  * iterator always advances and stays inside the buffer, decoded fields respect the
  * limits the decoder promises, and re-encoding a decoded frame gives the same bytes.
+ * A datagram that decodes as a transport packet also goes through the AEAD open (a
+ * fixed key, the one the seed corpus was sealed with: a forged tag fails cleanly at any
+ * length, a seed opens).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mptund/wire.h>
+
+#include "aead.h"
+#include "fuzz.h"
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
 
@@ -44,6 +51,22 @@ static void reencode(const struct mpt_frame *f, const uint8_t *start)
 	CHECK(memcmp(out, start, (size_t)n) == 0);
 }
 
+static void open_packet(const uint8_t *data, size_t size)
+{
+	static const uint8_t key[MPT_AEAD_KEY_LEN] = FUZZ_AEAD_KEY;
+	static struct mpt_aead aead;
+	static uint8_t buf[65536];
+	int n;
+
+	if (!aead.open)
+		CHECK(mpt_aead_init(&aead, MPT_CIPHER_CHACHA20_POLY1305, key) == 0);
+	if (size > sizeof(buf))
+		return;
+	memcpy(buf, data, size);
+	n = mpt_aead_open_packet(&aead, buf, size);
+	CHECK(n == -EBADMSG || (size_t)n == size - MPT_WIRE_MIN_TRANSPORT);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -56,9 +79,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ret = mpt_wire_classify(data, size, &why);
 	CHECK(ret > 0 ? why == MPT_WIRE_OK : why > 0 && why < MPT_WIRE_REASON_COUNT);
 	why = -1;
-	if (mpt_hdr_decode(data, size, &h, &why) == 0)
+	if (mpt_hdr_decode(data, size, &h, &why) == 0) {
 		CHECK(h.path_id < MPT_MAX_PATHS && size >= MPT_WIRE_MIN_TRANSPORT);
-	else
+		open_packet(data, size);
+	} else
 		CHECK(why > 0 && why < MPT_WIRE_REASON_COUNT);
 
 	pos = size >= MPT_WIRE_HDR_LEN ? data + MPT_WIRE_HDR_LEN : data;
