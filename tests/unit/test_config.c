@@ -67,7 +67,7 @@ static size_t list_confs(const char *dir, char names[][128], size_t max)
 		size_t l = strlen(e->d_name);
 
 		if (l > 5 && l < 128 && strcmp(e->d_name + l - 5, ".conf") == 0 && n < max)
-			snprintf(names[n++], 128, "%s", e->d_name);
+			memcpy(names[n++], e->d_name, l + 1);
 	}
 	closedir(d);
 	qsort(names, n, 128, (int (*)(const void *, const void *))strcmp);
