@@ -224,6 +224,21 @@ bool mpt_noise_mac1_ok(const struct mpt_noise_local *l, const uint8_t *msg, size
 	return mpt_memcmp_ct(want, msg + off, MPT_MAC1_LEN) == 0;
 }
 
+void mpt_noise_mac1_fill(const struct mpt_noise_local *l, uint8_t *msg, size_t len)
+{
+	uint8_t key[HASH_LEN];
+
+	if (len != MPT_HS_INIT_LEN)
+		return;
+	mac1_key(key, l->pub);
+	mac1(msg + MPT_OFF_INIT_MAC1, key, msg, MPT_OFF_INIT_MAC1);
+}
+
+void mpt_noise_local_free(struct mpt_noise_local *l)
+{
+	OPENSSL_cleanse(l->priv, sizeof(l->priv));
+}
+
 void mpt_keypair_wipe(struct mpt_keypair *kp)
 {
 	OPENSSL_cleanse(kp->send_key, sizeof(kp->send_key));

@@ -77,11 +77,18 @@ typedef int (*mpt_noise_lookup_fn)(void *arg, const uint8_t static_pub[MPT_KEY_B
 
 int mpt_noise_local_init(struct mpt_noise_local *l, const uint8_t priv[MPT_KEY_BYTES]);
 
+/* Frees what mpt_noise_local_init prepared and wipes the private key. */
+void mpt_noise_local_free(struct mpt_noise_local *l);
+
 /* TAI64N label of a wall-clock time: u64 (2^62 + seconds), u32 nanoseconds, BE. */
 void mpt_noise_tai64n(uint8_t out[MPT_TIMESTAMP_LEN], uint64_t unix_ns);
 
 /* Cheap pre-filter: is mac1 of this handshake message right for us? */
 bool mpt_noise_mac1_ok(const struct mpt_noise_local *l, const uint8_t *msg, size_t len);
+
+/* Sets mac1 of an init (len MPT_HS_INIT_LEN) addressed to l's public key (tests,
+ * benchmarks and attack tools: mac1 is not a secret). */
+void mpt_noise_mac1_fill(const struct mpt_noise_local *l, uint8_t *msg, size_t len);
 
 /*
  * Initiator: build an init (MPT_HS_INIT_LEN bytes) to the responder remote_pub.

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Benchmark: what one handshake init costs the anchor, through the daemon's own
+ * functions in the anchor's order (mac1, then the Noise IK responder), per kind:
+ *   valid   a fresh init of a configured peer: consume + response (a keypair made)
+ *   junk    mac1 right (anyone can compute it), the rest random
+ *   replay  a valid init seen before (refused as a replay)
+ * Prints microseconds per init and the inits per second one core completes.
+ * Policy (rate limits, cookies) is left out: this is the cost of the work they bound.
+ * Usage: bench_hs [N]   (N inits of each kind, default 2000)
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/rand.h>
+
+#include <mptund/wire.h>
+
+#include "keys.h"
+#include "noise.h"
+
+struct peer {
+	uint8_t pub[MPT_KEY_BYTES];
+	uint8_t last_ts[MPT_TIMESTAMP_LEN];
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int lookup(void *arg, const uint8_t pub[MPT_KEY_BYTES], void **peer,
+		  uint8_t **last_ts)
+{
+	struct peer *p = arg;
+
+	if (memcmp(p->pub, pub, MPT_KEY_BYTES))
+		return -ENOKEY;
+	*peer = p;
+	*last_ts = p->last_ts;
+	return 0;
+}
+
+/* The anchor's work for one init; returns the Noise result (0 = keypair made). */
+static int anchor_init(const struct mpt_noise_local *anchor, struct peer *p,
+		       const uint8_t *msg)
+{
+	struct mpt_noise_responder rsp;
+	uint8_t eph[MPT_KEY_BYTES], out[MPT_HS_RESP_LEN];
+	struct mpt_keypair kp;
+	int reason, err;
+
+	if (!mpt_noise_mac1_ok(anchor, msg, MPT_HS_INIT_LEN))
+		return -EBADMSG;
+	err = mpt_noise_consume_init(&rsp, anchor, msg, MPT_HS_INIT_LEN, lookup, p, &reason);
+	if (err)
+		return err;
+	RAND_bytes(eph, sizeof(eph));
+	err = mpt_noise_create_response(&rsp, anchor, 7, eph, out, &kp);
+	mpt_keypair_wipe(&kp);
+	return err;
+}
+
+static void make_local(struct mpt_noise_local *l, uint8_t seed)
+{
+	uint8_t r[MPT_KEY_BYTES], priv[MPT_KEY_BYTES];
+
+	memset(r, seed, sizeof(r));
+	mpt_key_private_from_random(priv, r);
+	if (mpt_noise_local_init(l, priv)) {
+		fprintf(stderr, "bench_hs: key set-up failed\n");
+		exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 2000;
+	struct mpt_noise_local ue, anchor;
+	struct mpt_noise_initiation st;
+	struct peer p = { 0 };
+	uint8_t (*inits)[MPT_HS_INIT_LEN], (*junk)[MPT_HS_INIT_LEN];
+	uint64_t t0, t_valid, t_junk, t_replay;
+	unsigned long bad = 0;
+
+	if (!n)
+		n = 1;
+	inits = calloc(n, MPT_HS_INIT_LEN);
+	junk = calloc(n, MPT_HS_INIT_LEN);
+	if (!inits || !junk)
+		return 1;
+	make_local(&ue, 1);
+	make_local(&anchor, 2);
+	memcpy(p.pub, ue.pub, MPT_KEY_BYTES);
+
+	/* Built outside the timed loops: the UE's cost is not the anchor's. */
+	for (unsigned long i = 0; i < n; i++) {
+		uint8_t eph[MPT_KEY_BYTES], ts[MPT_TIMESTAMP_LEN];
+
+		RAND_bytes(eph, sizeof(eph));
+		mpt_noise_tai64n(ts, 1700000000ULL * 1000000000ULL + i * 1000);
+		if (mpt_noise_create_init(&st, &ue, anchor.pub, MPT_CIPHER_CHACHA20_POLY1305,
+					  (uint32_t)i, eph, ts, inits[i]))
+			return 1;
+		memcpy(junk[i], inits[i], MPT_HS_INIT_LEN);
+		RAND_bytes(junk[i] + MPT_OFF_INIT_EPHEMERAL,
+			   MPT_OFF_INIT_MAC1 - MPT_OFF_INIT_EPHEMERAL);
+		mpt_noise_mac1_fill(&anchor, junk[i], MPT_HS_INIT_LEN);
+	}
+
+	t0 = now_ns();
+	for (unsigned long i = 0; i < n; i++)
+		bad += anchor_init(&anchor, &p, inits[i]) != 0;
+	t_valid = now_ns() - t0;
+	t0 = now_ns();
+	for (unsigned long i = 0; i < n; i++)
+		bad += anchor_init(&anchor, &p, junk[i]) != -EBADMSG;
+	t_junk = now_ns() - t0;
+	t0 = now_ns();
+	for (unsigned long i = 0; i < n; i++)
+		bad += anchor_init(&anchor, &p, inits[i]) != -EALREADY;
+	t_replay = now_ns() - t0;
+
+	printf("bench_hs: %lu inits of each kind, one core\n", n);
+	printf("  valid init      %8.1f us  (%6.0f/s)\n", t_valid / 1e3 / n, n * 1e9 / t_valid);
+	printf("  mac1-valid junk %8.1f us  (%6.0f/s)\n", t_junk / 1e3 / n, n * 1e9 / t_junk);
+	printf("  replay          %8.1f us  (%6.0f/s)\n", t_replay / 1e3 / n,
+	       n * 1e9 / t_replay);
+	if (bad)
+		fprintf(stderr, "bench_hs: %lu inits had an unexpected result\n", bad);
+	mpt_noise_local_free(&ue);
+	mpt_noise_local_free(&anchor);
+	free(inits);
+	free(junk);
+	return bad != 0;
+}
