@@ -404,6 +404,7 @@ fail_pool:
 	d->txb.buf = d->rx.buf = d->rx.ctl = NULL;
 	mpt_pkt_pool_free(&d->pool);
 fail_cfg:
+	mpt_noise_local_free(&d->local);
 	mpt_config_free(cfg);
 	return ret < 0 ? ret : -EINVAL;
 }
@@ -426,5 +427,6 @@ void mpt_daemon_stop(struct mpt_daemon *d)
 	d->txb.buf = d->rx.buf = d->rx.ctl = NULL;
 	mpt_pkt_pool_free(&d->pool);
 	mpt_config_free(&d->cfg);
+	mpt_noise_local_free(&d->local);
 	explicit_bzero(&d->local, sizeof(d->local));
 }

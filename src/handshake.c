@@ -126,7 +126,7 @@ static void ue_on_response(struct mpt_daemon *d, uint8_t *buf, size_t len, int p
 }
 
 static int lookup_peer(void *arg, const uint8_t pub[MPT_KEY_BYTES], void **peer,
-		       uint8_t **last_ts)
+		       uint8_t **last_ts, const uint8_t **ss)
 {
 	struct mpt_daemon *d = arg;
 
@@ -134,6 +134,8 @@ static int lookup_peer(void *arg, const uint8_t pub[MPT_KEY_BYTES], void **peer,
 		if (mpt_memcmp_ct(d->sessions[i].peer->public_key, pub, MPT_KEY_BYTES) == 0) {
 			*peer = &d->sessions[i];
 			*last_ts = d->sessions[i].last_init_ts;
+			if (d->sessions[i].ss_ok)
+				*ss = d->sessions[i].ss;
 			return 0;
 		}
 	}
@@ -159,7 +161,8 @@ static void anchor_on_init(struct mpt_daemon *d, uint8_t *buf, size_t len, int f
 		d->st.drops[MPT_WIRE_HS_RATELIMIT]++;
 		return;
 	}
-	if (mpt_noise_consume_init(&rsp, &d->local, buf, len, lookup_peer, d, &reason) < 0) {
+	/* rx.c classified it (type, version, length); mac1 was checked above */
+	if (mpt_noise_consume_init_mac1ok(&rsp, &d->local, buf, lookup_peer, d, &reason) < 0) {
 		d->st.drops[reason]++;
 		if (reason == MPT_WIRE_HS_UNKNOWN_PEER && log_ratelimit_ok(&d->rl, now))
 			log_info("handshake from an unknown key refused");

@@ -67,6 +67,8 @@ struct mpt_session {
 	const struct mpt_peer_config *peer;
 	char name[MPT_NAME_LEN];
 	uint8_t last_init_ts[MPT_TIMESTAMP_LEN];	/* anchor: replay guard */
+	uint8_t ss[MPT_KEY_BYTES];			/* static-static DH, precomputed */
+	bool ss_ok;
 
 	/* keys */
 	struct mpt_keyslot cur, prev;

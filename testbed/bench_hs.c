@@ -25,6 +25,7 @@
 struct peer {
 	uint8_t pub[MPT_KEY_BYTES];
 	uint8_t last_ts[MPT_TIMESTAMP_LEN];
+	uint8_t ss[MPT_KEY_BYTES];
 };
 
 static uint64_t now_ns(void)
@@ -36,7 +37,7 @@ static uint64_t now_ns(void)
 }
 
 static int lookup(void *arg, const uint8_t pub[MPT_KEY_BYTES], void **peer,
-		  uint8_t **last_ts)
+		  uint8_t **last_ts, const uint8_t **ss)
 {
 	struct peer *p = arg;
 
@@ -44,6 +45,7 @@ static int lookup(void *arg, const uint8_t pub[MPT_KEY_BYTES], void **peer,
 		return -ENOKEY;
 	*peer = p;
 	*last_ts = p->last_ts;
+	*ss = p->ss;		/* precomputed, as the daemon's sessions do */
 	return 0;
 }
 
@@ -58,7 +60,7 @@ static int anchor_init(const struct mpt_noise_local *anchor, struct peer *p,
 
 	if (!mpt_noise_mac1_ok(anchor, msg, MPT_HS_INIT_LEN))
 		return -EBADMSG;
-	err = mpt_noise_consume_init(&rsp, anchor, msg, MPT_HS_INIT_LEN, lookup, p, &reason);
+	err = mpt_noise_consume_init_mac1ok(&rsp, anchor, msg, lookup, p, &reason);
 	if (err)
 		return err;
 	RAND_bytes(eph, sizeof(eph));
@@ -98,6 +100,8 @@ int main(int argc, char **argv)
 	make_local(&ue, 1);
 	make_local(&anchor, 2);
 	memcpy(p.pub, ue.pub, MPT_KEY_BYTES);
+	if (mpt_noise_static_dh(&anchor, p.pub, p.ss))
+		return 1;
 
 	/* Built outside the timed loops: the UE's cost is not the anchor's. */
 	for (unsigned long i = 0; i < n; i++) {

@@ -30,7 +30,8 @@ struct world {
 	unsigned lookups;
 };
 
-static int lookup(void *arg, const uint8_t pub[32], void **peer, uint8_t **last_ts)
+static int lookup(void *arg, const uint8_t pub[32], void **peer, uint8_t **last_ts,
+		  const uint8_t **ss)
 {
 	struct world *w = arg;
 
@@ -68,6 +69,11 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+	struct world *w = *state;
+
+	mpt_noise_local_free(&w->ue);
+	mpt_noise_local_free(&w->anchor);
+	mpt_noise_local_free(&w->stranger);
 	test_free(*state);
 	return 0;
 }
