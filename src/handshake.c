@@ -8,9 +8,10 @@
  * until a response arrives. It rekeys the same way after RekeyAfterTime or
  * RekeyAfterPackets while traffic keeps flowing on the current keypair.
  *
- * The anchor answers an init only after the cheap mac1 check and the per-source rate
- * limit, and allocates nothing for it: the responder state lives on the stack until
- * the init authenticated as one of the configured peers.
+ * The anchor answers an init only after the cheap mac1 check and its admission
+ * (hsguard.h: duplicate cache, per-source limit, global budget), and allocates
+ * nothing for it: the responder state lives on the stack until the init
+ * authenticated as one of the configured peers.
  */
 #include <errno.h>
 #include <string.h>
@@ -147,7 +148,7 @@ static void anchor_on_init(struct mpt_daemon *d, uint8_t *buf, size_t len, int f
 			   uint64_t now)
 {
 	struct mpt_noise_responder rsp;
-	uint8_t key[MPT_RL_ADDR_LEN], eph[MPT_KEY_BYTES], out[MPT_HS_RESP_LEN];
+	uint8_t eph[MPT_KEY_BYTES], out[MPT_HS_RESP_LEN];
 	struct mpt_session *s;
 	struct mpt_keypair kp;
 	int reason;
@@ -156,19 +157,26 @@ static void anchor_on_init(struct mpt_daemon *d, uint8_t *buf, size_t len, int f
 		d->st.drops[MPT_WIRE_HS_MAC1]++;
 		return;
 	}
-	if (mpt_ratelimit_key(key, (const struct sockaddr *)from) < 0 ||
-	    !mpt_ratelimit_allow(&d->hs_limit, key, now)) {
-		d->st.drops[MPT_WIRE_HS_RATELIMIT]++;
+	switch (mpt_hs_guard_admit(&d->hs_guard, buf, (const struct sockaddr *)from, now,
+				   &reason)) {
+	case MPT_HS_ADMIT:
+		break;
+	case MPT_HS_SEND_COOKIE:
+	case MPT_HS_DROP:
+		d->st.drops[reason]++;
 		return;
 	}
 	/* rx.c classified it (type, version, length); mac1 was checked above */
 	if (mpt_noise_consume_init_mac1ok(&rsp, &d->local, buf, lookup_peer, d, &reason) < 0) {
 		d->st.drops[reason]++;
+		if (reason == MPT_WIRE_HS_REPLAY)	/* authentic, but old */
+			mpt_hs_guard_seen(&d->hs_guard, buf);
 		if (reason == MPT_WIRE_HS_UNKNOWN_PEER && log_ratelimit_ok(&d->rl, now))
 			log_info("handshake from an unknown key refused");
 		return;
 	}
 	s = rsp.peer;
+	mpt_hs_guard_seen(&d->hs_guard, buf);
 	if (rsp.flags & MPT_HS_FLAG_FRESH) {
 		/* the UE (re)started its transport: ours for it starts afresh, so that
 		 * packet numbers, ACK ranges and DSNs of its old life do not linger */

@@ -42,6 +42,10 @@ static const char *const reason_names[MPT_WIRE_REASON_COUNT] = {
 	[MPT_WIRE_HS_REPLAY]		= "hs-replay",
 	[MPT_WIRE_HS_STATE]		= "hs-state",
 	[MPT_WIRE_HS_RATELIMIT]		= "hs-ratelimit",
+	[MPT_WIRE_HS_DUPLICATE]		= "hs-duplicate",
+	[MPT_WIRE_HS_BUSY]		= "hs-busy",
+	[MPT_WIRE_HS_COOKIE]		= "hs-cookie",
+	[MPT_WIRE_COOKIE_BAD]		= "cookie-bad",
 };
 
 const char *mpt_wire_strerror(int reason)

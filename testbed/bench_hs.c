@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * Benchmark: what one handshake init costs the anchor, through the daemon's own
- * functions in the anchor's order (mac1, then the Noise IK responder), per kind:
+ * functions in the anchor's order (mac1, admission, the Noise IK responder), per kind:
  *   valid   a fresh init of a configured peer: consume + response (a keypair made)
  *   junk    mac1 right (anyone can compute it), the rest random
- *   replay  a valid init seen before (refused as a replay)
+ *   replay  one of the last 512 valid inits again (the duplicate cache drops it)
  * Prints microseconds per init and the inits per second one core completes.
- * Policy (rate limits, cookies) is left out: this is the cost of the work they bound.
+ * The admission's limits are opened wide (10^9/s): this is the cost of the work they
+ * bound, not their policy.
  * Usage: bench_hs [N]   (N inits of each kind, default 2000)
  */
 #include <errno.h>
@@ -15,10 +16,13 @@
 #include <string.h>
 #include <time.h>
 
+#include <netinet/in.h>
+
 #include <openssl/rand.h>
 
 #include <mptund/wire.h>
 
+#include "hsguard.h"
 #include "keys.h"
 #include "noise.h"
 
@@ -50,9 +54,10 @@ static int lookup(void *arg, const uint8_t pub[MPT_KEY_BYTES], void **peer,
 }
 
 /* The anchor's work for one init; returns the Noise result (0 = keypair made). */
-static int anchor_init(const struct mpt_noise_local *anchor, struct peer *p,
-		       const uint8_t *msg)
+static int anchor_init(const struct mpt_noise_local *anchor, struct mpt_hs_guard *g,
+		       struct peer *p, const uint8_t *msg)
 {
+	static const struct sockaddr_in from = { .sin_family = AF_INET };
 	struct mpt_noise_responder rsp;
 	uint8_t eph[MPT_KEY_BYTES], out[MPT_HS_RESP_LEN];
 	struct mpt_keypair kp;
@@ -60,7 +65,12 @@ static int anchor_init(const struct mpt_noise_local *anchor, struct peer *p,
 
 	if (!mpt_noise_mac1_ok(anchor, msg, MPT_HS_INIT_LEN))
 		return -EBADMSG;
+	if (mpt_hs_guard_admit(g, msg, (const struct sockaddr *)&from, now_ns(), &reason) !=
+	    MPT_HS_ADMIT)
+		return reason == MPT_WIRE_HS_DUPLICATE ? -EALREADY : -EBUSY;
 	err = mpt_noise_consume_init_mac1ok(&rsp, anchor, msg, lookup, p, &reason);
+	if (err == 0 || err == -EALREADY)
+		mpt_hs_guard_seen(g, msg);
 	if (err)
 		return err;
 	RAND_bytes(eph, sizeof(eph));
@@ -87,12 +97,14 @@ int main(int argc, char **argv)
 	struct mpt_noise_local ue, anchor;
 	struct mpt_noise_initiation st;
 	struct peer p = { 0 };
+	static struct mpt_hs_guard g;
 	uint8_t (*inits)[MPT_HS_INIT_LEN], (*junk)[MPT_HS_INIT_LEN];
 	uint64_t t0, t_valid, t_junk, t_replay;
-	unsigned long bad = 0;
+	unsigned long bad = 0, recent;
 
 	if (!n)
 		n = 1;
+	recent = n < MPT_HS_SEEN / 2 ? n : MPT_HS_SEEN / 2;
 	inits = calloc(n, MPT_HS_INIT_LEN);
 	junk = calloc(n, MPT_HS_INIT_LEN);
 	if (!inits || !junk)
@@ -100,7 +112,11 @@ int main(int argc, char **argv)
 	make_local(&ue, 1);
 	make_local(&anchor, 2);
 	memcpy(p.pub, ue.pub, MPT_KEY_BYTES);
-	if (mpt_noise_static_dh(&anchor, p.pub, p.ss))
+	if (mpt_noise_static_dh(&anchor, p.pub, p.ss) ||
+	    mpt_hs_guard_init(&g, 1, now_ns()) ||
+	    mpt_ratelimit_init(&g.per_src, 1000000000, 1000000000, 1) ||
+	    mpt_bucket_init(&g.budget, 1000000000, 1000000000, now_ns()) ||
+	    mpt_bucket_init(&g.load, 1000000000, 1000000000, now_ns()))
 		return 1;
 
 	/* Built outside the timed loops: the UE's cost is not the anchor's. */
@@ -120,15 +136,16 @@ int main(int argc, char **argv)
 
 	t0 = now_ns();
 	for (unsigned long i = 0; i < n; i++)
-		bad += anchor_init(&anchor, &p, inits[i]) != 0;
+		bad += anchor_init(&anchor, &g, &p, inits[i]) != 0;
 	t_valid = now_ns() - t0;
 	t0 = now_ns();
 	for (unsigned long i = 0; i < n; i++)
-		bad += anchor_init(&anchor, &p, junk[i]) != -EBADMSG;
+		bad += anchor_init(&anchor, &g, &p, junk[i]) != -EBADMSG;
 	t_junk = now_ns() - t0;
 	t0 = now_ns();
+	/* replays of recent inits (those the duplicate cache can hold) */
 	for (unsigned long i = 0; i < n; i++)
-		bad += anchor_init(&anchor, &p, inits[i]) != -EALREADY;
+		bad += anchor_init(&anchor, &g, &p, inits[n - 1 - i % recent]) != -EALREADY;
 	t_replay = now_ns() - t0;
 
 	printf("bench_hs: %lu inits of each kind, one core\n", n);

@@ -156,6 +156,12 @@ enum mpt_wire_reason {
 	MPT_WIRE_HS_REPLAY,		/* init timestamp not newer than the last */
 	MPT_WIRE_HS_STATE,		/* response with no matching pending init */
 	MPT_WIRE_HS_RATELIMIT,		/* init rate limit for this source */
+	MPT_WIRE_HS_DUPLICATE,		/* init equal to a recently authenticated one */
+	MPT_WIRE_HS_BUSY,		/* global budget for handshake work spent */
+	MPT_WIRE_HS_COOKIE,		/* under load without a valid mac2: answered with
+					 * a cookie reply instead */
+	MPT_WIRE_COOKIE_BAD,		/* cookie reply that does not open or matches no
+					 * pending init */
 	MPT_WIRE_REASON_COUNT
 };
 
