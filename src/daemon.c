@@ -327,7 +327,7 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 		snprintf(err, errlen, "PrivateKey: not a usable X25519 key");
 		goto fail_cfg;
 	}
-	mpt_hs_guard_init(&d->hs_guard, mpt_rng_u64(&d->rng), mpt_now_ns());
+	mpt_hs_guard_init(&d->hs_guard, d->local.pub, mpt_rng_u64(&d->rng), mpt_now_ns());
 	npkts = (cfg->role == MPT_ROLE_UE ? 1 : cfg->npeers) *
 		(cfg->queue_limit + cfg->reorder_buffer) + 8192;
 	ret = mpt_pkt_pool_init(&d->pool, npkts, d->inner_mtu);

@@ -12,9 +12,11 @@
 
 #include "hsguard.h"
 
-int mpt_hs_guard_init(struct mpt_hs_guard *g, uint64_t seed, uint64_t now_ns)
+int mpt_hs_guard_init(struct mpt_hs_guard *g, const uint8_t local_pub[MPT_KEY_BYTES],
+		      uint64_t seed, uint64_t now_ns)
 {
 	memset(g, 0, sizeof(*g));
+	mpt_cookie_checker_init(&g->cookie, local_pub);
 	if (mpt_ratelimit_init(&g->per_src, MPT_RL_DEFAULT_RATE, MPT_RL_DEFAULT_BURST, seed) ||
 	    mpt_ratelimit_init(&g->per_src_proven, MPT_RL_DEFAULT_RATE, MPT_RL_DEFAULT_BURST,
 			       seed ^ 0x5bd1e995u) ||
@@ -80,8 +82,19 @@ enum mpt_hs_verdict mpt_hs_guard_admit(struct mpt_hs_guard *g, const uint8_t *ms
 		g->loaded_until_ns = now_ns + MPT_HS_LOAD_HOLD_NS;
 	if (mpt_ratelimit_key(key, from) < 0)
 		return drop(reason, MPT_WIRE_HS_RATELIMIT);
-	if (!mpt_ratelimit_allow(&g->per_src, key, now_ns))
-		return drop(reason, MPT_WIRE_HS_RATELIMIT);
+	if (mpt_cookie_mac2_ok(&g->cookie, msg, from, now_ns)) {
+		/* the source proved its address: its own bucket, which spoofed inits
+		 * in its name cannot drain */
+		if (!mpt_ratelimit_allow(&g->per_src_proven, key, now_ns))
+			return drop(reason, MPT_WIRE_HS_RATELIMIT);
+	} else if (mpt_hs_guard_loaded(g, now_ns) ||
+		   !mpt_ratelimit_peek(&g->per_src, key, now_ns)) {
+		/* no X25519 and no token for an address that may be spoofed */
+		*reason = MPT_WIRE_HS_COOKIE;
+		return MPT_HS_SEND_COOKIE;
+	} else {
+		mpt_ratelimit_allow(&g->per_src, key, now_ns);
+	}
 	if (!mpt_bucket_take(&g->budget, now_ns))
 		return drop(reason, MPT_WIRE_HS_BUSY);
 	return MPT_HS_ADMIT;

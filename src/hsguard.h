@@ -25,6 +25,7 @@
 
 #include <mptund/wire.h>
 
+#include "cookie.h"
 #include "ratelimit.h"
 
 /* Global budget of inits that reach X25519: about 1000 x 0.4 ms = 40% of one core
@@ -59,15 +60,22 @@ struct mpt_hs_guard {
 	struct mpt_bucket budget;		/* X25519 work, all sources */
 	struct mpt_bucket load;			/* load meter */
 	uint64_t loaded_until_ns;
+	struct mpt_cookie_checker cookie;	/* secret: set by the caller */
 	uint32_t seen_seq;
 	struct mpt_hs_seen_entry seen[MPT_HS_SEEN_SETS][MPT_HS_SEEN_WAYS];
 };
 
-/* seed: random (the limiters' set index). 0 or -EINVAL. */
-int mpt_hs_guard_init(struct mpt_hs_guard *g, uint64_t seed, uint64_t now_ns);
+/*
+ * local_pub: our static public key (the cookie reply's key). seed: random (the
+ * limiters' set index). The caller keeps g->cookie's secret fresh
+ * (mpt_cookie_secret_stale, mpt_cookie_set_secret). 0 or -EINVAL.
+ */
+int mpt_hs_guard_init(struct mpt_hs_guard *g, const uint8_t local_pub[MPT_KEY_BYTES],
+		      uint64_t seed, uint64_t now_ns);
 /*
  * An init (MPT_HS_INIT_LEN bytes, mac1 already checked) from a source: the verdict,
- * and for MPT_HS_DROP the reason to count (enum mpt_wire_reason).
+ * and the reason to count (enum mpt_wire_reason) for MPT_HS_DROP and
+ * MPT_HS_SEND_COOKIE (MPT_WIRE_HS_COOKIE).
  */
 enum mpt_hs_verdict mpt_hs_guard_admit(struct mpt_hs_guard *g, const uint8_t *msg,
 				       const struct sockaddr *from, uint64_t now_ns,

@@ -331,6 +331,7 @@ int mpt_noise_create_init_flags(struct mpt_noise_initiation *st,
 		goto out;
 	mac1_key(key, remote_pub);
 	mac1(out + MPT_OFF_INIT_MAC1, key, out, MPT_OFF_INIT_MAC1);
+	memset(out + MPT_OFF_INIT_MAC2, 0, MPT_MAC2_LEN);	/* cookie.h sets it */
 	st->pending = true;
 out:
 	mpt_x25519_free(e);

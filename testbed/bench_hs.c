@@ -113,7 +113,7 @@ int main(int argc, char **argv)
 	make_local(&anchor, 2);
 	memcpy(p.pub, ue.pub, MPT_KEY_BYTES);
 	if (mpt_noise_static_dh(&anchor, p.pub, p.ss) ||
-	    mpt_hs_guard_init(&g, 1, now_ns()) ||
+	    mpt_hs_guard_init(&g, anchor.pub, 1, now_ns()) ||
 	    mpt_ratelimit_init(&g.per_src, 1000000000, 1000000000, 1) ||
 	    mpt_bucket_init(&g.budget, 1000000000, 1000000000, now_ns()) ||
 	    mpt_bucket_init(&g.load, 1000000000, 1000000000, now_ns()))

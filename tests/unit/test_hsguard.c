@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Handshake admission: a copy of an authenticated init is dropped before any work,
- * a source gets one token then its rate, the global budget caps the inits that reach
- * X25519 whatever the number of sources, and the load meter trips under a flood and
- * clears a second after it. */
+ * a source gets one token then a cookie reply, the global budget caps the inits that
+ * reach X25519 whatever the number of sources, the load meter trips under a flood and
+ * clears a second after it, and under load only inits with a valid mac2 get through,
+ * from a bucket that spoofed inits cannot drain. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,11 +37,28 @@ static void init_msg(uint8_t msg[MPT_HS_INIT_LEN], uint32_t n)
 	mpt_put_u32(msg + MPT_OFF_INIT_MAC1 + 4, n);
 }
 
+static const uint8_t anchor_pub[32] = { 9 };
+
+/* mac2 as the UE makes it: through a cookie reply from the guard for this source. */
+static void with_mac2(struct mpt_hs_guard *g, uint8_t *msg, const struct sockaddr_in *from,
+		      uint64_t now)
+{
+	uint8_t reply[MPT_COOKIE_REPLY_LEN], key[32], nonce[MPT_COOKIE_NONCE_LEN] = { 1 };
+	struct mpt_cookie_slot slot = { 0 };
+
+	assert_int_equal(mpt_cookie_reply(&g->cookie, reply, msg, (const struct sockaddr *)from,
+					  nonce, now), 0);
+	mpt_cookie_enc_key(key, anchor_pub);
+	assert_int_equal(mpt_cookie_consume(&slot, key, reply, msg + MPT_OFF_INIT_MAC1, now), 0);
+	mpt_cookie_put_mac2(msg, &slot, now);
+}
+
 static int setup(void **state)
 {
 	struct mpt_hs_guard *g = test_malloc(sizeof(*g));
 
-	assert_int_equal(mpt_hs_guard_init(g, 42, MPT_NSEC_PER_SEC), 0);
+	assert_int_equal(mpt_hs_guard_init(g, anchor_pub, 42, MPT_NSEC_PER_SEC), 0);
+	mpt_cookie_set_secret(&g->cookie, (const uint8_t[32]){ 7, 7 }, MPT_NSEC_PER_SEC);
 	*state = g;
 	return 0;
 }
@@ -104,6 +122,59 @@ static void test_per_source(void **state)
 		      MPT_HS_ADMIT;
 	}
 	assert_int_equal(ok, 1);		/* a new source: one token */
+	assert_int_equal(why, MPT_WIRE_HS_COOKIE);	/* then a cookie, no work */
+}
+
+static void test_cookie_under_load(void **state)
+{
+	struct mpt_hs_guard *g = *state;
+	uint64_t now = 2 * MPT_NSEC_PER_SEC;
+	uint8_t msg[MPT_HS_INIT_LEN];
+	struct sockaddr_in ue, other;
+	unsigned admitted = 0;
+	int why;
+
+	v4(&ue, 0x0a000001);
+	/* a flood of junk from many addresses, and spoofed copies in the UE's name */
+	for (uint32_t i = 0; i < 2000; i++) {
+		v4(&other, 0x64000000 + i);
+		init_msg(msg, 100 + i);
+		mpt_hs_guard_admit(g, msg, (struct sockaddr *)(i & 1 ? &other : &ue),
+				   now + i * 10000ULL, &why);
+	}
+	now += 2000 * 10000ULL;
+	assert_true(mpt_hs_guard_loaded(g, now));
+	/* the UE's init without mac2: a cookie reply */
+	init_msg(msg, 1);
+	assert_int_equal(mpt_hs_guard_admit(g, msg, (struct sockaddr *)&ue, now, &why),
+			 MPT_HS_SEND_COOKIE);
+	assert_int_equal(why, MPT_WIRE_HS_COOKIE);
+	/* with mac2 from that reply: admitted, though its plain bucket is drained */
+	with_mac2(g, msg, &ue, now);
+	assert_int_equal(mpt_hs_guard_admit(g, msg, (struct sockaddr *)&ue, now, &why),
+			 MPT_HS_ADMIT);
+	/* a mac2 made for the UE's address does not work from another port or host */
+	init_msg(msg, 2);
+	with_mac2(g, msg, &ue, now);
+	other = ue;
+	other.sin_port = htons(4001);
+	assert_int_equal(mpt_hs_guard_admit(g, msg, (struct sockaddr *)&other, now, &why),
+			 MPT_HS_SEND_COOKIE);
+	/* a cookie dies with the secret */
+	init_msg(msg, 3);
+	with_mac2(g, msg, &ue, now);
+	mpt_cookie_set_secret(&g->cookie, (const uint8_t[32]){ 8 }, now);
+	assert_int_equal(mpt_hs_guard_admit(g, msg, (struct sockaddr *)&ue, now, &why),
+			 MPT_HS_SEND_COOKIE);
+	/* proven inits have their own rate: burst 5 after a second */
+	now += MPT_NSEC_PER_SEC;
+	for (uint32_t i = 0; i < 20; i++) {
+		init_msg(msg, 5000 + i);
+		with_mac2(g, msg, &ue, now);
+		admitted += mpt_hs_guard_admit(g, msg, (struct sockaddr *)&ue, now, &why) ==
+			    MPT_HS_ADMIT;
+	}
+	assert_int_equal(admitted, MPT_RL_DEFAULT_BURST);
 	assert_int_equal(why, MPT_WIRE_HS_RATELIMIT);
 }
 
@@ -121,6 +192,7 @@ static void test_global_budget(void **state)
 	for (uint32_t i = 0; i < 10000; i++) {
 		v4(&a, 0x64000000 + i);
 		init_msg(msg, i);
+		with_mac2(g, msg, &a, now + i * 100000ULL);
 		switch (mpt_hs_guard_admit(g, msg, (struct sockaddr *)&a,
 					   now + i * 100000ULL, &why)) {
 		case MPT_HS_ADMIT:
@@ -167,6 +239,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_duplicate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_per_source, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_global_budget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cookie_under_load, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_meter, setup, teardown),
 	};
 

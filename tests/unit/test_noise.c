@@ -270,7 +270,7 @@ static void test_init_rejects(void **state)
 						lookup, w, &why), -EBADMSG);
 	assert_int_equal(why, MPT_WIRE_BAD_LENGTH);
 	memcpy(bad, good, sizeof(bad));
-	bad[MPT_OFF_VERSION] = 2;
+	bad[MPT_OFF_VERSION] = MPT_WIRE_VERSION + 1;
 	expect_init_reject(w, bad, -EBADMSG, MPT_WIRE_BAD_VERSION, false);
 
 	/* The good one passes, then its replay (same timestamp) is refused. */
