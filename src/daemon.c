@@ -300,7 +300,7 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 		     size_t errlen)
 {
 	struct mpt_config *cfg = &d->cfg;
-	uint8_t seed[16];
+	uint8_t seed[16 + 32];		/* flow hash key, RNG state */
 	uint32_t npkts;
 	int ret;
 
@@ -320,8 +320,11 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 		goto fail_cfg;
 	}
 	mpt_siphash_key_from_bytes(&d->flow_key, seed);
-	mpt_rng_seed(&d->rng, cfg->seed ? cfg->seed : ((uint64_t)seed[0] << 56 ^
-		     mpt_now_ns() ^ (uint64_t)getpid() << 32));
+	if (cfg->seed)
+		mpt_rng_seed(&d->rng, cfg->seed);	/* reproducible runs */
+	else
+		mpt_rng_seed_bytes(&d->rng, seed + 16);
+	explicit_bzero(seed, sizeof(seed));
 	ret = mpt_noise_local_init(&d->local, cfg->private_key);
 	if (ret < 0) {
 		snprintf(err, errlen, "PrivateKey: not a usable X25519 key");
