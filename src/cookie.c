@@ -42,11 +42,19 @@ void mpt_cookie_enc_key(uint8_t key[32], const uint8_t pub[MPT_KEY_BYTES])
 		memset(key, 0, 32);
 }
 
-void mpt_cookie_checker_init(struct mpt_cookie_checker *c,
-			     const uint8_t local_pub[MPT_KEY_BYTES])
+int mpt_cookie_checker_init(struct mpt_cookie_checker *c,
+			    const uint8_t local_pub[MPT_KEY_BYTES])
 {
 	memset(c, 0, sizeof(*c));
 	mpt_cookie_enc_key(c->enc_key, local_pub);
+	return mpt_hmac_init(&c->any, NULL, 0);
+}
+
+void mpt_cookie_checker_free(struct mpt_cookie_checker *c)
+{
+	mpt_hmac_free(&c->secret);
+	mpt_hmac_free(&c->any);
+	c->have_secret = false;
 }
 
 bool mpt_cookie_secret_stale(const struct mpt_cookie_checker *c, uint64_t now_ns)
@@ -54,12 +62,13 @@ bool mpt_cookie_secret_stale(const struct mpt_cookie_checker *c, uint64_t now_ns
 	return !c->have_secret || now_ns - c->secret_born_ns >= MPT_COOKIE_SECRET_NS;
 }
 
-void mpt_cookie_set_secret(struct mpt_cookie_checker *c,
-			   const uint8_t secret[MPT_COOKIE_SECRET_LEN], uint64_t now_ns)
+int mpt_cookie_set_secret(struct mpt_cookie_checker *c,
+			  const uint8_t secret[MPT_COOKIE_SECRET_LEN], uint64_t now_ns)
 {
-	memcpy(c->secret, secret, MPT_COOKIE_SECRET_LEN);
+	mpt_hmac_free(&c->secret);
+	c->have_secret = mpt_hmac_init(&c->secret, secret, MPT_COOKIE_SECRET_LEN) == 0;
 	c->secret_born_ns = now_ns;
-	c->have_secret = true;
+	return c->have_secret ? 0 : -EIO;
 }
 
 /* The address bytes the cookie is a MAC of; 0 for an unknown family. */
@@ -87,24 +96,30 @@ static size_t addr_bytes(uint8_t out[19], const struct sockaddr *sa)
 static int cookie_of(const struct mpt_cookie_checker *c, uint8_t cookie[MPT_COOKIE_LEN],
 		     const struct sockaddr *from)
 {
-	uint8_t a[19];
+	uint8_t a[19], full[MPT_HMAC_LEN];
 	size_t n = addr_bytes(a, from);
 
 	if (!n)
 		return -EAFNOSUPPORT;
-	mac16(cookie, c->secret, sizeof(c->secret), a, n);
+	if (mpt_hmac_run(&c->secret, full, a, n))
+		return -EIO;
+	memcpy(cookie, full, MPT_COOKIE_LEN);
+	OPENSSL_cleanse(full, sizeof(full));
 	return 0;
 }
 
 bool mpt_cookie_mac2_ok(const struct mpt_cookie_checker *c, const uint8_t *init,
 			const struct sockaddr *from, uint64_t now_ns)
 {
-	uint8_t cookie[MPT_COOKIE_LEN], want[MPT_MAC2_LEN];
+	static const uint8_t none[MPT_MAC2_LEN];
+	uint8_t cookie[MPT_COOKIE_LEN], want[MPT_HMAC_LEN];
 	bool ok;
 
-	if (mpt_cookie_secret_stale(c, now_ns) || cookie_of(c, cookie, from))
+	if (!memcmp(init + MPT_OFF_INIT_MAC2, none, MPT_MAC2_LEN) ||
+	    mpt_cookie_secret_stale(c, now_ns) || cookie_of(c, cookie, from))
 		return false;
-	mac16(want, cookie, sizeof(cookie), init, MPT_OFF_INIT_MAC2);
+	if (mpt_hmac_with(&c->any, want, cookie, sizeof(cookie), init, MPT_OFF_INIT_MAC2))
+		return false;
 	ok = mpt_memcmp_ct(want, init + MPT_OFF_INIT_MAC2, MPT_MAC2_LEN) == 0;
 	OPENSSL_cleanse(cookie, sizeof(cookie));
 	return ok;

@@ -16,7 +16,8 @@
  * The UE keeps the cookie of each path for MPT_COOKIE_KEEP_NS and puts mac2 into the
  * inits it sends on that path (zeros without a cookie).
  *
- * Pure: randomness and time are arguments.
+ * An all-zero mac2 is "no cookie" and costs no MAC. Pure: randomness and time are
+ * arguments.
  */
 #ifndef MPTUND_COOKIE_H
 #define MPTUND_COOKIE_H
@@ -29,6 +30,8 @@
 #include <mptund/common.h>
 #include <mptund/wire.h>
 
+#include "hmac.h"
+
 #define MPT_COOKIE_LEN		16
 #define MPT_COOKIE_SECRET_LEN	32
 #define MPT_COOKIE_SECRET_NS	(120 * MPT_NSEC_PER_SEC)	/* secret lifetime */
@@ -36,9 +39,10 @@
 
 /* Anchor side. */
 struct mpt_cookie_checker {
-	uint8_t secret[MPT_COOKIE_SECRET_LEN];
 	uint64_t secret_born_ns;
 	bool have_secret;
+	struct mpt_hmac secret;		/* keyed with the secret */
+	struct mpt_hmac any;		/* unkeyed: mac2 under each source's cookie */
 	uint8_t enc_key[32];		/* SHA-256("cookie--" || our static public key) */
 };
 
@@ -52,12 +56,15 @@ struct mpt_cookie_slot {
 /* The key that encrypts cookie replies from the holder of static public key pub. */
 void mpt_cookie_enc_key(uint8_t key[32], const uint8_t pub[MPT_KEY_BYTES]);
 
-void mpt_cookie_checker_init(struct mpt_cookie_checker *c,
-			     const uint8_t local_pub[MPT_KEY_BYTES]);
+/* 0 or -EIO; free with mpt_cookie_checker_free. */
+int mpt_cookie_checker_init(struct mpt_cookie_checker *c,
+			    const uint8_t local_pub[MPT_KEY_BYTES]);
+void mpt_cookie_checker_free(struct mpt_cookie_checker *c);
 /* Does the secret need replacing (none yet, or older than MPT_COOKIE_SECRET_NS)? */
 bool mpt_cookie_secret_stale(const struct mpt_cookie_checker *c, uint64_t now_ns);
-void mpt_cookie_set_secret(struct mpt_cookie_checker *c,
-			   const uint8_t secret[MPT_COOKIE_SECRET_LEN], uint64_t now_ns);
+/* 0 or -EIO (the checker then has no secret: no mac2 passes, no reply is made). */
+int mpt_cookie_set_secret(struct mpt_cookie_checker *c,
+			  const uint8_t secret[MPT_COOKIE_SECRET_LEN], uint64_t now_ns);
 /* Is the mac2 of this init (MPT_HS_INIT_LEN bytes) right for its source now? */
 bool mpt_cookie_mac2_ok(const struct mpt_cookie_checker *c, const uint8_t *init,
 			const struct sockaddr *from, uint64_t now_ns);

@@ -330,7 +330,12 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 		snprintf(err, errlen, "PrivateKey: not a usable X25519 key");
 		goto fail_cfg;
 	}
-	mpt_hs_guard_init(&d->hs_guard, d->local.pub, mpt_rng_u64(&d->rng), mpt_now_ns());
+	ret = mpt_hs_guard_init(&d->hs_guard, d->local.pub, mpt_rng_u64(&d->rng),
+				mpt_now_ns());
+	if (ret < 0) {
+		snprintf(err, errlen, "handshake admission: %s", strerror(-ret));
+		goto fail_cfg;
+	}
 	npkts = (cfg->role == MPT_ROLE_UE ? 1 : cfg->npeers) *
 		(cfg->queue_limit + cfg->reorder_buffer) + 8192;
 	ret = mpt_pkt_pool_init(&d->pool, npkts, d->inner_mtu);
@@ -406,6 +411,7 @@ fail_pool:
 	d->txb.buf = d->rx.buf = d->rx.ctl = NULL;
 	mpt_pkt_pool_free(&d->pool);
 fail_cfg:
+	mpt_hs_guard_free(&d->hs_guard);
 	mpt_noise_local_free(&d->local);
 	mpt_config_free(cfg);
 	return ret < 0 ? ret : -EINVAL;
@@ -431,4 +437,5 @@ void mpt_daemon_stop(struct mpt_daemon *d)
 	mpt_config_free(&d->cfg);
 	mpt_noise_local_free(&d->local);
 	explicit_bzero(&d->local, sizeof(d->local));
+	mpt_hs_guard_free(&d->hs_guard);
 }

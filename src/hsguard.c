@@ -16,7 +16,8 @@ int mpt_hs_guard_init(struct mpt_hs_guard *g, const uint8_t local_pub[MPT_KEY_BY
 		      uint64_t seed, uint64_t now_ns)
 {
 	memset(g, 0, sizeof(*g));
-	mpt_cookie_checker_init(&g->cookie, local_pub);
+	if (mpt_cookie_checker_init(&g->cookie, local_pub))
+		return -EIO;
 	if (mpt_ratelimit_init(&g->per_src, MPT_RL_DEFAULT_RATE, MPT_RL_DEFAULT_BURST, seed) ||
 	    mpt_ratelimit_init(&g->per_src_proven, MPT_RL_DEFAULT_RATE, MPT_RL_DEFAULT_BURST,
 			       seed ^ 0x5bd1e995u) ||
@@ -24,6 +25,11 @@ int mpt_hs_guard_init(struct mpt_hs_guard *g, const uint8_t local_pub[MPT_KEY_BY
 	    mpt_bucket_init(&g->load, MPT_HS_LOAD_RATE, MPT_HS_LOAD_BURST, now_ns))
 		return -EINVAL;
 	return 0;
+}
+
+void mpt_hs_guard_free(struct mpt_hs_guard *g)
+{
+	mpt_cookie_checker_free(&g->cookie);
 }
 
 static struct mpt_hs_seen_entry *seen_set(struct mpt_hs_guard *g, const uint8_t *mac1)

@@ -68,10 +68,11 @@ struct mpt_hs_guard {
 /*
  * local_pub: our static public key (the cookie reply's key). seed: random (the
  * limiters' set index). The caller keeps g->cookie's secret fresh
- * (mpt_cookie_secret_stale, mpt_cookie_set_secret). 0 or -EINVAL.
+ * (mpt_cookie_secret_stale, mpt_cookie_set_secret). 0, -EINVAL or -EIO.
  */
 int mpt_hs_guard_init(struct mpt_hs_guard *g, const uint8_t local_pub[MPT_KEY_BYTES],
 		      uint64_t seed, uint64_t now_ns);
+void mpt_hs_guard_free(struct mpt_hs_guard *g);
 /*
  * An init (MPT_HS_INIT_LEN bytes, mac1 already checked) from a source: the verdict,
  * and the reason to count (enum mpt_wire_reason) for MPT_HS_DROP and

@@ -221,7 +221,10 @@ int mpt_noise_local_init(struct mpt_noise_local *l, const uint8_t priv[MPT_KEY_B
 		return err;
 	}
 	mac1_key(l->mac1_key, l->pub);
-	return 0;
+	err = mpt_hmac_init(&l->mac1, l->mac1_key, sizeof(l->mac1_key));
+	if (err)
+		mpt_noise_local_free(l);
+	return err;
 }
 
 int mpt_noise_static_dh(const struct mpt_noise_local *l,
@@ -238,7 +241,7 @@ void mpt_noise_tai64n(uint8_t out[MPT_TIMESTAMP_LEN], uint64_t unix_ns)
 
 bool mpt_noise_mac1_ok(const struct mpt_noise_local *l, const uint8_t *msg, size_t len)
 {
-	uint8_t want[MPT_MAC1_LEN];
+	uint8_t want[MPT_HMAC_LEN];
 	size_t off;
 
 	if (len == MPT_HS_INIT_LEN && msg[MPT_OFF_TYPE] == MPT_MSG_HANDSHAKE_INIT)
@@ -247,7 +250,8 @@ bool mpt_noise_mac1_ok(const struct mpt_noise_local *l, const uint8_t *msg, size
 		off = MPT_OFF_RESP_MAC1;
 	else
 		return false;
-	mac1(want, l->mac1_key, msg, off);
+	if (mpt_hmac_run(&l->mac1, want, msg, off))
+		return false;
 	return mpt_memcmp_ct(want, msg + off, MPT_MAC1_LEN) == 0;
 }
 
@@ -265,6 +269,7 @@ void mpt_noise_local_free(struct mpt_noise_local *l)
 {
 	mpt_x25519_free(l->sk);
 	l->sk = NULL;
+	mpt_hmac_free(&l->mac1);
 	OPENSSL_cleanse(l->priv, sizeof(l->priv));
 }
 

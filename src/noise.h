@@ -27,6 +27,7 @@
 #include <mptund/wire.h>
 
 #include "config.h"
+#include "hmac.h"
 
 /* Our static identity, prepared once from the private key. */
 struct mpt_noise_local {
@@ -34,6 +35,7 @@ struct mpt_noise_local {
 	EVP_PKEY *sk;				/* priv imported once (keys.h) */
 	uint8_t pub[MPT_KEY_BYTES];
 	uint8_t mac1_key[MPT_KEY_BYTES];	/* checks mac1 of messages sent to us */
+	struct mpt_hmac mac1;			/* HMAC keyed with mac1_key, once */
 };
 
 /* The output of a handshake, on both sides. */

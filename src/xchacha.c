@@ -6,11 +6,12 @@
  * 20 rounds, little-endian. OpenSSL has no HChaCha20, hence this one function.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 
-#include "aead.h"
 #include "xchacha.h"
 
 static uint32_t rotl(uint32_t v, unsigned n)
@@ -71,52 +72,56 @@ void mpt_hchacha20(uint8_t out[32], const uint8_t key[MPT_XCHACHA_KEY_LEN],
 	OPENSSL_cleanse(x, sizeof(x));
 }
 
-/* The subkey and the 12-byte nonce of the inner ChaCha20-Poly1305. */
-static int inner(struct mpt_aead *a, uint8_t n12[MPT_AEAD_NONCE_LEN],
-		 const uint8_t nonce[MPT_XCHACHA_NONCE_LEN],
-		 const uint8_t key[MPT_XCHACHA_KEY_LEN])
+/*
+ * The inner ChaCha20-Poly1305 under the subkey, one context for the one message.
+ * enc: in -> out and the tag to tag; else tag is checked. Returns 0 or -EBADMSG.
+ */
+static int inner(int enc, uint8_t *out, const uint8_t *in, size_t len, const uint8_t *ad,
+		 size_t adlen, const uint8_t nonce[MPT_XCHACHA_NONCE_LEN],
+		 const uint8_t key[MPT_XCHACHA_KEY_LEN], uint8_t tag[MPT_XCHACHA_TAG_LEN])
 {
-	uint8_t sub[32];
-	int err;
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	uint8_t sub[32], n12[12] = { 0 };
+	int n, ok;
 
 	mpt_hchacha20(sub, key, nonce);
-	memset(n12, 0, 4);
 	memcpy(n12 + 4, nonce + 16, 8);
-	err = mpt_aead_init(a, MPT_CIPHER_CHACHA20_POLY1305, sub);
+	ok = c && len <= INT_MAX && adlen <= INT_MAX &&
+	     EVP_CipherInit_ex(c, EVP_chacha20_poly1305(), NULL, sub, n12, enc) == 1 &&
+	     (enc || EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, MPT_XCHACHA_TAG_LEN,
+					 tag) == 1) &&
+	     (!adlen || EVP_CipherUpdate(c, NULL, &n, ad, (int)adlen) == 1) &&
+	     (!len || EVP_CipherUpdate(c, out, &n, in, (int)len) == 1) &&
+	     EVP_CipherFinal_ex(c, out + len, &n) == 1 &&
+	     (!enc || EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, MPT_XCHACHA_TAG_LEN,
+					  tag) == 1);
+	EVP_CIPHER_CTX_free(c);
 	OPENSSL_cleanse(sub, sizeof(sub));
-	return err ? -EIO : 0;
+	return ok ? 0 : -EBADMSG;
 }
 
 int mpt_xchacha_seal(uint8_t *out, const uint8_t *in, size_t len, const uint8_t *ad,
 		     size_t adlen, const uint8_t nonce[MPT_XCHACHA_NONCE_LEN],
 		     const uint8_t key[MPT_XCHACHA_KEY_LEN])
 {
-	uint8_t n12[MPT_AEAD_NONCE_LEN];
-	struct mpt_aead a;
-	int n;
-
-	if (inner(&a, n12, nonce, key))
+	if (inner(1, out, in, len, ad, adlen, nonce, key, out + len))
 		return -EIO;
-	n = mpt_aead_seal_to(&a, n12, ad, adlen, in, len, out);
-	mpt_aead_free(&a);
-	return n < 0 ? -EIO : n;
+	return (int)(len + MPT_XCHACHA_TAG_LEN);
 }
 
 int mpt_xchacha_open(uint8_t *out, const uint8_t *in, size_t len, const uint8_t *ad,
 		     size_t adlen, const uint8_t nonce[MPT_XCHACHA_NONCE_LEN],
 		     const uint8_t key[MPT_XCHACHA_KEY_LEN])
 {
-	uint8_t n12[MPT_AEAD_NONCE_LEN];
-	struct mpt_aead a;
-	int n;
+	uint8_t tag[MPT_XCHACHA_TAG_LEN];
 
 	if (len < MPT_XCHACHA_TAG_LEN)
 		return -EBADMSG;
-	if (inner(&a, n12, nonce, key))
-		return -EIO;
-	if (out != in)
-		memmove(out, in, len);
-	n = mpt_aead_open(&a, n12, ad, adlen, out, len);
-	mpt_aead_free(&a);
-	return n < 0 ? -EBADMSG : n;
+	len -= MPT_XCHACHA_TAG_LEN;
+	memcpy(tag, in + len, sizeof(tag));
+	if (inner(0, out, in, len, ad, adlen, nonce, key, tag)) {
+		OPENSSL_cleanse(out, len);
+		return -EBADMSG;
+	}
+	return (int)len;
 }

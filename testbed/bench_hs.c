@@ -5,6 +5,7 @@
  *   valid   a fresh init of a configured peer: consume + response (a keypair made)
  *   junk    mac1 right (anyone can compute it), the rest random
  *   replay  one of the last 512 valid inits again (the duplicate cache drops it)
+ *   cookie  junk under load: answered with a cookie reply (built, not sent)
  * Prints microseconds per init and the inits per second one core completes.
  * The admission's limits are opened wide (10^9/s): this is the cost of the work they
  * bound, not their policy.
@@ -79,6 +80,24 @@ static int anchor_init(const struct mpt_noise_local *anchor, struct mpt_hs_guard
 	return err;
 }
 
+/* Under load: mac1, admission, the cookie reply as the daemon builds it. */
+static int cookie_init(const struct mpt_noise_local *anchor, struct mpt_hs_guard *g,
+		       const uint8_t *msg)
+{
+	static const struct sockaddr_in from = { .sin_family = AF_INET };
+	uint8_t nonce[MPT_COOKIE_NONCE_LEN], out[MPT_COOKIE_REPLY_LEN];
+	int reason;
+
+	if (!mpt_noise_mac1_ok(anchor, msg, MPT_HS_INIT_LEN))
+		return -EBADMSG;
+	if (mpt_hs_guard_admit(g, msg, (const struct sockaddr *)&from, now_ns(), &reason) !=
+	    MPT_HS_SEND_COOKIE)
+		return -EINVAL;
+	RAND_bytes(nonce, sizeof(nonce));
+	return mpt_cookie_reply(&g->cookie, out, msg, (const struct sockaddr *)&from, nonce,
+				now_ns());
+}
+
 static void make_local(struct mpt_noise_local *l, uint8_t seed)
 {
 	uint8_t r[MPT_KEY_BYTES], priv[MPT_KEY_BYTES];
@@ -99,7 +118,7 @@ int main(int argc, char **argv)
 	struct peer p = { 0 };
 	static struct mpt_hs_guard g;
 	uint8_t (*inits)[MPT_HS_INIT_LEN], (*junk)[MPT_HS_INIT_LEN];
-	uint64_t t0, t_valid, t_junk, t_replay;
+	uint64_t t0, t_valid, t_junk, t_replay, t_cookie;
 	unsigned long bad = 0, recent;
 
 	if (!n)
@@ -148,13 +167,30 @@ int main(int argc, char **argv)
 		bad += anchor_init(&anchor, &g, &p, inits[n - 1 - i % recent]) != -EALREADY;
 	t_replay = now_ns() - t0;
 
+	/* under load: the load meter empty for the next second */
+	mpt_bucket_init(&g.load, 1, 1, now_ns());
+	mpt_bucket_take(&g.load, now_ns());
+	g.loaded_until_ns = now_ns() + 3600 * 1000000000ULL;
+	{
+		uint8_t secret[MPT_COOKIE_SECRET_LEN] = { 1 };
+
+		mpt_cookie_set_secret(&g.cookie, secret, now_ns());
+	}
+	t0 = now_ns();
+	for (unsigned long i = 0; i < n; i++)
+		bad += cookie_init(&anchor, &g, junk[i]) != 0;
+	t_cookie = now_ns() - t0;
+
 	printf("bench_hs: %lu inits of each kind, one core\n", n);
 	printf("  valid init      %8.1f us  (%6.0f/s)\n", t_valid / 1e3 / n, n * 1e9 / t_valid);
 	printf("  mac1-valid junk %8.1f us  (%6.0f/s)\n", t_junk / 1e3 / n, n * 1e9 / t_junk);
 	printf("  replay          %8.1f us  (%6.0f/s)\n", t_replay / 1e3 / n,
 	       n * 1e9 / t_replay);
+	printf("  cookie reply    %8.1f us  (%6.0f/s)\n", t_cookie / 1e3 / n,
+	       n * 1e9 / t_cookie);
 	if (bad)
 		fprintf(stderr, "bench_hs: %lu inits had an unexpected result\n", bad);
+	mpt_hs_guard_free(&g);
 	mpt_noise_local_free(&ue);
 	mpt_noise_local_free(&anchor);
 	free(inits);

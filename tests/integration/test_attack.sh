@@ -79,25 +79,25 @@ restart_ue2() {
 	echo 99999
 }
 
-# attack NAME CMD...: the attack runs for SECS while the UE pings every 50 ms and UE2
-# restarts after 2 s; then the checks.
+# attack TAG NAME CMD...: the attack runs for SECS while the UE pings every 50 ms and
+# UE2 restarts after 2 s; then the checks.
 attack() {
-	local name=$1 t0 c0 c1 t1 apid ppid loss rtt ms cpu
-	shift
-	ip netns exec $NS_UE ping -i 0.05 -w $((SECS + 1)) -q 10.2.0.2 > "$TMP/ping-$name" 2>&1 &
+	local tag=$1 name=$2 t0 c0 c1 t1 apid ppid loss rtt ms cpu
+	shift 2
+	ip netns exec $NS_UE ping -i 0.05 -w $((SECS + 1)) -q 10.2.0.2 > "$TMP/ping-$tag" 2>&1 &
 	ppid=$!
 	t0=$(now_ms); c0=$(cpu_ticks "$AN_PID")
-	ip netns exec $NS_ATK "$@" > "$TMP/atk-$name" 2>&1 &
+	ip netns exec $NS_ATK "$@" > "$TMP/atk-$tag" 2>&1 &
 	apid=$!
 	sleep 2
 	ms=$(restart_ue2)
 	wait $apid
 	t1=$(now_ms); c1=$(cpu_ticks "$AN_PID")
 	wait $ppid
-	loss=$(grep -oE '[0-9.]+% packet loss' "$TMP/ping-$name" | cut -d% -f1)
-	rtt=$(grep -oE 'rtt [^=]+= [0-9./]+' "$TMP/ping-$name" | cut -d= -f2)
+	loss=$(grep -oE '[0-9.]+% packet loss' "$TMP/ping-$tag" | cut -d% -f1)
+	rtt=$(grep -oE 'rtt [^=]+= [0-9./]+' "$TMP/ping-$tag" | cut -d= -f2)
 	cpu=$(( (c1 - c0) * 1000 * 100 / $(getconf CLK_TCK) / (t1 - t0 > 0 ? t1 - t0 : 1) ))
-	log "$name: $(cat "$TMP/atk-$name"); UE ping loss ${loss:-?}%, rtt min/avg/max/mdev${rtt:- ?} ms; anchor CPU ${cpu}%; UE2 restart to first ping ${ms} ms"
+	log "$name: $(cat "$TMP/atk-$tag"); UE ping loss ${loss:-?}%, rtt min/avg/max/mdev${rtt:- ?} ms; anchor CPU ${cpu}%; UE2 restart to first ping ${ms} ms"
 	check "$name: the anchor lives" kill -0 "$AN_PID"
 	check "$name: the UE's ping loses <= 1% (${loss:-?}%)" \
 		awk -v l="${loss:-100}" 'BEGIN { exit !(l <= 1) }'
@@ -114,12 +114,12 @@ ip netns exec $NS_AN "$ATTACK" capture an4 5555 20 > "$TMP/captured" 2>&1 &
 CAP=$!
 sleep 0.3
 
-attack "A (one IPv6 /64)" "$ATTACK" flood6 fd01:9::1 5555 "$PUB" 2001:db8:a77:1:: "$RATE" "$SECS"
+attack A "A (one IPv6 /64)" "$ATTACK" flood6 fd01:9::1 5555 "$PUB" 2001:db8:a77:1:: "$RATE" "$SECS"
 wait $CAP
 c=$(stat_of hs_cookie_replies)
 check "A: the flood was answered with cookie replies (${c:-0})" [ "${c:-0}" -gt 1000 ]
 
-attack "B (1000 IPv4 sources)" "$ATTACK" flood4 10.1.9.1 5555 "$PUB" 100.64.0.1 1000 "$RATE" "$SECS"
+attack B "B (1000 IPv4 sources)" "$ATTACK" flood4 10.1.9.1 5555 "$PUB" 100.64.0.1 1000 "$RATE" "$SECS"
 c2=$(stat_of hs_cookie_replies)
 check "B: the flood was answered with cookie replies ($((${c2:-0} - ${c:-0})))" \
 	[ $((${c2:-0} - ${c:-0})) -gt 1000 ]
@@ -127,7 +127,7 @@ check "B: the flood was answered with cookie replies ($((${c2:-0} - ${c:-0})))" 
 read -r SRC SPORT HEX < "$TMP/captured"
 check "UE2's init captured on the wire" [ ${#HEX} -eq 296 ]
 d0=$(stat_of drop_hs_duplicate_pkts)
-attack "C (UE2's init replayed)" "$ATTACK" replay 10.1.9.1 5555 "$SRC" "$SPORT" "$HEX" \
+attack C "C (UE2's init replayed)" "$ATTACK" replay 10.1.9.1 5555 "$SRC" "$SPORT" "$HEX" \
 	$((RATE / 2)) "$SECS"
 d1=$(stat_of drop_hs_duplicate_pkts)
 check "C: the replays were dropped as duplicates ($((${d1:-0} - ${d0:-0})))" \

@@ -107,7 +107,7 @@ static void test_cookie_round_trip(void **state)
 	int why;
 
 	inet_pton(AF_INET6, "2001:db8::7", &ue.sin6_addr);
-	mpt_cookie_checker_init(&c, anchor_pub);
+	assert_int_equal(mpt_cookie_checker_init(&c, anchor_pub), 0);
 	assert_true(mpt_cookie_secret_stale(&c, now));
 	assert_int_equal(mpt_cookie_reply(&c, reply, init, (struct sockaddr *)&ue, nonce, now),
 			 -EIO);		/* no secret yet */
@@ -163,6 +163,7 @@ static void test_cookie_round_trip(void **state)
 	mpt_cookie_put_mac2(init, &slot, now);
 	assert_false(mpt_cookie_mac2_ok(&c, init, (struct sockaddr *)&ue,
 					now + MPT_COOKIE_SECRET_NS));
+	mpt_cookie_checker_free(&c);
 }
 
 int main(void)

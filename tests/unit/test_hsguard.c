@@ -65,6 +65,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+	mpt_hs_guard_free(*state);
 	test_free(*state);
 	return 0;
 }
