@@ -318,7 +318,7 @@ static void set_defaults(struct mpt_config *cfg)
 	cfg->reorder_max_hold_ns = 250 * MPT_NSEC_PER_MSEC;
 	cfg->reorder_margin_ns = 5 * MPT_NSEC_PER_MSEC;
 	cfg->rekey_after_ns = 120 * MPT_NSEC_PER_SEC;
-	cfg->rekey_after_packets = 1ULL << 48;
+	cfg->rekey_after_packets = MPT_REKEY_PACKETS_DEFAULT;
 	cfg->log_level = LOG_INFO;
 	snprintf(cfg->sched, sizeof(cfg->sched), "cpf");
 	snprintf(cfg->cc, sizeof(cfg->cc), "bbr");
@@ -385,6 +385,7 @@ int mpt_config_parse(struct mpt_config *cfg, const char *file, const char *text,
 		.mtu = iface_key_line(&ps, "MTU"),
 		.outer_mtu = iface_key_line(&ps, "OuterMTU"),
 		.listen_port = iface_key_line(&ps, "ListenPort"),
+		.rekey_packets = iface_key_line(&ps, "RekeyAfterPackets"),
 	};
 	if (cfg_finish(cfg, &lines, err, errlen) < 0)
 		goto fail;

@@ -81,6 +81,15 @@ struct mpt_peer_config {
 	int line;
 };
 
+/*
+ * Packets per key: AES-GCM's confidentiality and integrity limits allow about 2^23
+ * packets under one key (RFC 9001 section 6.6, with its margin), so RekeyAfterPackets
+ * may not exceed MPT_REKEY_PACKETS_AES_GCM with that cipher; the default is half of
+ * it for both ciphers.
+ */
+#define MPT_REKEY_PACKETS_AES_GCM	(1ULL << 23)
+#define MPT_REKEY_PACKETS_DEFAULT	(1ULL << 22)
+
 struct mpt_config {
 	char file[256];			/* path it was read from, for messages */
 	enum mpt_role role;
@@ -111,7 +120,7 @@ struct mpt_config {
 	uint64_t reorder_max_hold_ns;	/* cap on the adaptive hold; default 100 ms */
 	uint64_t reorder_margin_ns;	/* added to the one-way-delay spread; default 5 ms */
 	uint64_t rekey_after_ns;	/* default 120 s */
-	uint64_t rekey_after_packets;	/* default 2^48 */
+	uint64_t rekey_after_packets;	/* default MPT_REKEY_PACKETS_DEFAULT */
 	int log_level;			/* LOG_ERR..LOG_DEBUG; default LOG_INFO */
 	uint64_t seed;			/* PRNG seed; 0 = random at start */
 

@@ -164,6 +164,13 @@ int cfg_finish(struct mpt_config *cfg, const struct cfg_lines *lines, char *err,
 	}
 	if (cfg->role == MPT_ROLE_ANCHOR && cfg->npeers == 0)
 		return FAIL(0, "[Peer]", "missing (the anchor needs one per UE)");
+	if (cfg->cipher == MPT_CIPHER_AES_256_GCM &&
+	    cfg->rekey_after_packets > MPT_REKEY_PACKETS_AES_GCM)
+		return FAIL(lines->rekey_packets ? lines->rekey_packets : lines->iface,
+			    "RekeyAfterPackets", "'%llu' exceeds %llu (2^23), the most packets "
+			    "AES-256-GCM may seal under one key (RFC 9001 section 6.6)",
+			    (unsigned long long)cfg->rekey_after_packets,
+			    (unsigned long long)MPT_REKEY_PACKETS_AES_GCM);
 	rc = check_peers(cfg, err, errlen);
 	if (rc == 0)
 		rc = check_paths(cfg, err, errlen);

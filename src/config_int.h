@@ -108,7 +108,7 @@ int cfg_set_value(struct cfg_parser *ps, const struct cfg_key *k, void *base,
 
 /* Lines where [Interface] and some of its keys appeared (0: absent), for messages. */
 struct cfg_lines {
-	int iface, role, private_key, mtu, outer_mtu, listen_port;
+	int iface, role, private_key, mtu, outer_mtu, listen_port, rekey_packets;
 };
 
 /* config_check.c: defaults that need the whole file, then cross-section checks. */

@@ -215,6 +215,14 @@ static int h_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
 		     (d->st.drops[MPT_WIRE_UNKNOWN_INDEX] + d->st.tun_no_session));
 	mpt_ctl_outf(out, "daemon.drop_ratelimit_pkts=%llu",
 		     (unsigned long long)d->st.drops[MPT_WIRE_HS_RATELIMIT]);
+	mpt_ctl_outf(out, "daemon.drop_hs_duplicate_pkts=%llu",
+		     (unsigned long long)d->st.drops[MPT_WIRE_HS_DUPLICATE]);
+	mpt_ctl_outf(out, "daemon.drop_hs_busy_pkts=%llu",
+		     (unsigned long long)d->st.drops[MPT_WIRE_HS_BUSY]);
+	mpt_ctl_outf(out, "daemon.hs_cookie_replies=%llu",
+		     (unsigned long long)d->st.drops[MPT_WIRE_HS_COOKIE]);
+	mpt_ctl_outf(out, "daemon.drop_cookie_bad_pkts=%llu",
+		     (unsigned long long)d->st.drops[MPT_WIRE_COOKIE_BAD]);
 	mpt_ctl_outf(out, "daemon.pool_free=%u", d->pool.nfree);
 	mpt_ctl_outf(out, "daemon.icmp_errors=%llu", (unsigned long long)d->st.icmp_errors);
 	mpt_ctl_outf(out, "daemon.pool_exhausted=%llu",

@@ -3,9 +3,14 @@
  * Control socket server (see ctl_server.h).
  *
  * Each client has a fixed input buffer of one maximal request and an output queue
- * bounded by srv->out_max. Requests are handled in order as they complete; a reply is
- * queued whole and written as far as the socket takes it, the rest when it becomes
- * writable. A watch client gets one record per interval from an ev_timer; when its
+ * bounded by srv->out_max. Requests are handled in order as they complete, one at a
+ * time: a reply is queued whole and written as far as the socket takes it, the rest
+ * when it becomes writable, and the client's next request is read only once its reply
+ * is gone. When all clients' unread replies pass srv->out_total, requests are answered
+ * EAGAIN. A client that sends no complete request, or does not read its reply, for
+ * srv->idle_s is closed; so 16 idle or pipelining clients cost little and lock out
+ * nobody for long. Of MPT_CTL_MAX_CLIENTS connections the last is kept for uid 0, and
+ * another uid has at most MPT_CTL_MAX_PER_UID. A watch client gets one record per interval from an ev_timer; when its
  * queue would overflow (it does not read), it is dropped, so a slow reader costs the
  * daemon at most out_max bytes and never blocks the loop. Garbage from one client is
  * answered with EINVAL/E2BIG and never touches the others; a request that cannot be
@@ -41,6 +46,8 @@ struct mpt_ctl_client {
 	bool watching;
 	ev_io rd_w, wr_w;
 	ev_timer watch_w;
+	ev_timer idle_w;
+	ev_tstamp last_progress;	/* a request completed or output was read */
 	char scope[MPT_CTL_MAX_LINE];	/* watch scope */
 	size_t in_len;
 	char in[MPT_CTL_MAX_REQ];
@@ -55,6 +62,7 @@ static void client_free(struct mpt_ctl_client *c)
 	ev_io_stop(srv->loop, &c->rd_w);
 	ev_io_stop(srv->loop, &c->wr_w);
 	ev_timer_stop(srv->loop, &c->watch_w);
+	ev_timer_stop(srv->loop, &c->idle_w);
 	close(c->fd);
 	mpt_ctl_out_free(&c->out);
 	for (unsigned i = 0; i < srv->nclients; i++)
@@ -65,8 +73,10 @@ static void client_free(struct mpt_ctl_client *c)
 	free(c);
 }
 
+static int process_input(struct mpt_ctl_client *c);
+
 /* Write what the socket takes. Returns 0, or -1 when the client was freed. */
-static int client_flush(struct mpt_ctl_client *c)
+static int flush_only(struct mpt_ctl_client *c)
 {
 	struct ev_loop *loop = c->srv->loop;
 
@@ -82,6 +92,7 @@ static int client_flush(struct mpt_ctl_client *c)
 			return -1;
 		}
 		mpt_ctl_out_consume(&c->out, (size_t)n);
+		c->last_progress = ev_now(loop);
 	}
 	if (c->out.len) {
 		ev_io_start(loop, &c->wr_w);
@@ -93,6 +104,30 @@ static int client_flush(struct mpt_ctl_client *c)
 		return -1;
 	}
 	return 0;
+}
+
+/* flush_only, then, once a reply is gone, read and run the next request. */
+static int client_flush(struct mpt_ctl_client *c)
+{
+	bool had = c->out.len > 0;
+
+	if (flush_only(c) < 0)
+		return -1;
+	if (had && !c->out.len && !c->watching) {
+		ev_io_start(c->srv->loop, &c->rd_w);
+		if (c->in_len)
+			return process_input(c);
+	}
+	return 0;
+}
+
+size_t mpt_ctl_server_queued(const struct mpt_ctl_server *srv)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < srv->nclients; i++)
+		n += srv->clients[i]->out.len;
+	return n;
 }
 
 /* Close off a reply started at offset start: on overflow, replace it by ENOBUFS. */
@@ -181,6 +216,13 @@ static void dispatch(struct mpt_ctl_client *c)
 		reply_error(c, -EPERM, msg);
 		return;
 	}
+	if (mpt_ctl_server_queued(c->srv) > c->srv->out_total) {
+		c->srv->busy++;
+		snprintf(msg, sizeof(msg), "%zu bytes of control replies unread by other "
+			 "clients; try again", mpt_ctl_server_queued(c->srv));
+		reply_error(c, -EAGAIN, msg);
+		return;
+	}
 	if (c->req.cmd == MPT_CTL_CMD_WATCH) {
 		rc = start_watch(c, msg, sizeof(msg));
 		if (rc)
@@ -225,10 +267,12 @@ static int process_input(struct mpt_ctl_client *c)
 	char msg[160];
 	int rc;
 
-	while (c->in_len && !c->watching && !c->closing) {
+again:
+	while (c->in_len && !c->watching && !c->closing && !c->out.len) {
 		rc = mpt_ctl_parse(c->in, c->in_len, &c->req, &used, msg, sizeof(msg));
 		if (rc == -EAGAIN)
 			break;
+		c->last_progress = ev_now(c->srv->loop);
 		if (rc == 0)
 			dispatch(c);
 		else
@@ -248,7 +292,16 @@ static int process_input(struct mpt_ctl_client *c)
 		memmove(c->in, c->in + used, c->in_len - used);
 		c->in_len -= used;
 	}
-	return client_flush(c);
+	if (!c->out.len)
+		return c->closing ? flush_only(c) : 0;
+	/* one reply at a time: read on once it is gone */
+	ev_io_stop(c->srv->loop, &c->rd_w);
+	if (flush_only(c) < 0)
+		return -1;
+	if (c->out.len || c->watching)
+		return 0;
+	ev_io_start(c->srv->loop, &c->rd_w);
+	goto again;
 }
 
 static void read_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -257,7 +310,7 @@ static void read_cb(struct ev_loop *loop, ev_io *w, int revents)
 	ssize_t n;
 
 	if (c->in_len == sizeof(c->in)) {
-		ev_io_stop(loop, w);	/* closing: the reply is being flushed */
+		ev_io_stop(loop, w);	/* a reply is being flushed */
 		return;
 	}
 	n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len, MSG_DONTWAIT);
@@ -311,6 +364,35 @@ static void watch_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	client_flush(c);
 }
 
+/* Close a client that sent no complete request, or read no output, for idle_s. A
+ * watch client with nothing queued is reading its stream: it stays. */
+static void idle_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct mpt_ctl_client *c = w->data;
+	ev_tstamp left = c->last_progress + c->srv->idle_s - ev_now(loop);
+
+	if (c->watching && !c->out.len)
+		c->last_progress = ev_now(loop);
+	else if (left <= 0) {
+		c->srv->timed_out++;
+		log_debug("control: closing client pid %d: %s for %.0f s", (int)c->cred.pid,
+			  c->out.len ? "not reading" : "no request", c->srv->idle_s);
+		client_free(c);
+		return;
+	}
+	w->repeat = left > 0 ? left : c->srv->idle_s;
+	ev_timer_again(loop, w);
+}
+
+static unsigned clients_of(const struct mpt_ctl_server *srv, uid_t uid)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < srv->nclients; i++)
+		n += srv->clients[i]->cred.uid == uid;
+	return n;
+}
+
 static void reject(int fd, const char *msg)
 {
 	char buf[256];
@@ -326,7 +408,9 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct mpt_ctl_server *srv = w->data;
 	struct mpt_ctl_client *c;
+	struct ucred cred;
 	socklen_t len;
+	char msg[96];
 	int fd;
 
 	for (;;) {
@@ -336,9 +420,23 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 				log_warn("control: accept");
 			return;
 		}
-		if (srv->nclients == MPT_CTL_MAX_CLIENTS) {
+		len = sizeof(cred);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
+			log_warn("control: SO_PEERCRED");
+			close(fd);
+			continue;
+		}
+		/* the last slot is root's: others cannot lock root out */
+		if (srv->nclients >= MPT_CTL_MAX_CLIENTS - (cred.uid == 0 ? 0 : 1)) {
 			srv->rejected++;
 			reject(fd, "too many control clients");
+			continue;
+		}
+		if (cred.uid != 0 && clients_of(srv, cred.uid) >= MPT_CTL_MAX_PER_UID) {
+			srv->rejected++;
+			snprintf(msg, sizeof(msg), "uid %u has %d control connections already",
+				 (unsigned)cred.uid, MPT_CTL_MAX_PER_UID);
+			reject(fd, msg);
 			continue;
 		}
 		c = calloc(1, sizeof(*c));
@@ -346,13 +444,7 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 			reject(fd, "out of memory");
 			continue;
 		}
-		len = sizeof(c->cred);
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len)) {
-			log_warn("control: SO_PEERCRED");
-			free(c);
-			close(fd);
-			continue;
-		}
+		c->cred = cred;
 		c->srv = srv;
 		c->fd = fd;
 		c->may_write = c->cred.uid == 0 || c->cred.uid == geteuid();
@@ -361,7 +453,11 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 		ev_io_init(&c->rd_w, read_cb, fd, EV_READ);
 		ev_io_init(&c->wr_w, write_cb, fd, EV_WRITE);
 		ev_init(&c->watch_w, watch_cb);
-		c->rd_w.data = c->wr_w.data = c->watch_w.data = c;
+		ev_init(&c->idle_w, idle_cb);
+		c->rd_w.data = c->wr_w.data = c->watch_w.data = c->idle_w.data = c;
+		c->last_progress = ev_now(loop);
+		c->idle_w.repeat = srv->idle_s;
+		ev_timer_again(loop, &c->idle_w);
 		ev_io_start(loop, &c->rd_w);
 		srv->clients[srv->nclients++] = c;
 	}
@@ -464,6 +560,8 @@ int mpt_ctl_server_open(struct mpt_ctl_server *srv, struct ev_loop *loop, const 
 	srv->h = h;
 	srv->ctx = ctx;
 	srv->out_max = MPT_CTL_OUT_MAX;
+	srv->out_total = MPT_CTL_OUT_TOTAL;
+	srv->idle_s = MPT_CTL_IDLE_S;
 	if (strlen(path) >= sizeof(sun.sun_path)) {
 		snprintf(err, errlen, "control socket path '%s' is longer than %zu bytes",
 			 path, sizeof(sun.sun_path) - 1);

@@ -24,8 +24,15 @@
 #include "ctl_out.h"
 #include "ctl_proto.h"
 
-#define MPT_CTL_MAX_CLIENTS	16		/* more are answered EBUSY and closed */
+#define MPT_CTL_MAX_CLIENTS	16		/* more are answered EBUSY and closed; the
+						 * last one is kept for uid 0 */
+#define MPT_CTL_MAX_PER_UID	4		/* connections of one uid other than 0 */
 #define MPT_CTL_OUT_MAX		(4u << 20)	/* largest queued output per client */
+#define MPT_CTL_OUT_TOTAL	(4u << 20)	/* unread replies of all clients: past it,
+						 * requests are answered EAGAIN */
+#define MPT_CTL_IDLE_S		5.0		/* a client without a complete request, or
+						 * not reading its reply, for this long is
+						 * closed */
 
 struct mpt_ctl_handlers {
 	/* R stats/watch: append every key of the vocabulary (include/mptund/ctl.h).
@@ -52,6 +59,8 @@ struct mpt_ctl_server {
 	void *ctx;
 	char path[108];
 	size_t out_max;			/* per-client output queue limit */
+	size_t out_total;		/* all clients' unread output limit */
+	double idle_s;			/* idle / not-reading timeout */
 	gid_t group;			/* socket group; (gid_t)-1 = owner only */
 
 	/* runtime */
@@ -61,6 +70,8 @@ struct mpt_ctl_server {
 	unsigned nclients;
 	unsigned long dropped_slow;	/* watch clients dropped for not reading */
 	unsigned long rejected;		/* connections refused: too many clients */
+	unsigned long timed_out;	/* closed: idle or not reading */
+	unsigned long busy;		/* requests answered EAGAIN: too much unread */
 };
 
 /*
@@ -72,6 +83,9 @@ struct mpt_ctl_server {
 int mpt_ctl_server_open(struct mpt_ctl_server *srv, struct ev_loop *loop, const char *path,
 			const char *group, const struct mpt_ctl_handlers *h, void *ctx,
 			char *err, size_t errlen);
+
+/* Bytes of replies queued for all clients and not read yet. */
+size_t mpt_ctl_server_queued(const struct mpt_ctl_server *srv);
 
 /* Disconnect every client, stop the watchers, close and unlink the socket. */
 void mpt_ctl_server_close(struct mpt_ctl_server *srv);

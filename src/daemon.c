@@ -300,7 +300,7 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 		     size_t errlen)
 {
 	struct mpt_config *cfg = &d->cfg;
-	uint8_t seed[16];
+	uint8_t seed[16 + 32];		/* flow hash key, RNG state */
 	uint32_t npkts;
 	int ret;
 
@@ -320,15 +320,22 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 		goto fail_cfg;
 	}
 	mpt_siphash_key_from_bytes(&d->flow_key, seed);
-	mpt_rng_seed(&d->rng, cfg->seed ? cfg->seed : ((uint64_t)seed[0] << 56 ^
-		     mpt_now_ns() ^ (uint64_t)getpid() << 32));
+	if (cfg->seed)
+		mpt_rng_seed(&d->rng, cfg->seed);	/* reproducible runs */
+	else
+		mpt_rng_seed_bytes(&d->rng, seed + 16);
+	explicit_bzero(seed, sizeof(seed));
 	ret = mpt_noise_local_init(&d->local, cfg->private_key);
 	if (ret < 0) {
 		snprintf(err, errlen, "PrivateKey: not a usable X25519 key");
 		goto fail_cfg;
 	}
-	mpt_ratelimit_init(&d->hs_limit, MPT_RL_DEFAULT_RATE, MPT_RL_DEFAULT_BURST,
-			   mpt_rng_u64(&d->rng));
+	ret = mpt_hs_guard_init(&d->hs_guard, d->local.pub, mpt_rng_u64(&d->rng),
+				mpt_now_ns());
+	if (ret < 0) {
+		snprintf(err, errlen, "handshake admission: %s", strerror(-ret));
+		goto fail_cfg;
+	}
 	npkts = (cfg->role == MPT_ROLE_UE ? 1 : cfg->npeers) *
 		(cfg->queue_limit + cfg->reorder_buffer) + 8192;
 	ret = mpt_pkt_pool_init(&d->pool, npkts, d->inner_mtu);
@@ -404,6 +411,8 @@ fail_pool:
 	d->txb.buf = d->rx.buf = d->rx.ctl = NULL;
 	mpt_pkt_pool_free(&d->pool);
 fail_cfg:
+	mpt_hs_guard_free(&d->hs_guard);
+	mpt_noise_local_free(&d->local);
 	mpt_config_free(cfg);
 	return ret < 0 ? ret : -EINVAL;
 }
@@ -426,5 +435,7 @@ void mpt_daemon_stop(struct mpt_daemon *d)
 	d->txb.buf = d->rx.buf = d->rx.ctl = NULL;
 	mpt_pkt_pool_free(&d->pool);
 	mpt_config_free(&d->cfg);
+	mpt_noise_local_free(&d->local);
 	explicit_bzero(&d->local, sizeof(d->local));
+	mpt_hs_guard_free(&d->hs_guard);
 }

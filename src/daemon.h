@@ -14,7 +14,7 @@
 #include "netmon.h"
 #include "noise.h"
 #include "pkt.h"
-#include "ratelimit.h"
+#include "hsguard.h"
 #include "session.h"
 #include "siphash.h"
 #include "tun.h"
@@ -66,7 +66,7 @@ struct mpt_daemon {
 	uint64_t start_ns;
 	struct mpt_pkt_pool pool;
 	struct mpt_noise_local local;
-	struct mpt_ratelimit hs_limit;
+	struct mpt_hs_guard hs_guard;		/* anchor: init admission */
 	struct mpt_siphash_key flow_key;
 	struct mpt_rng rng;
 

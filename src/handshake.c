@@ -8,9 +8,13 @@
  * until a response arrives. It rekeys the same way after RekeyAfterTime or
  * RekeyAfterPackets while traffic keeps flowing on the current keypair.
  *
- * The anchor answers an init only after the cheap mac1 check and the per-source rate
- * limit, and allocates nothing for it: the responder state lives on the stack until
- * the init authenticated as one of the configured peers.
+ * The anchor answers an init only after the cheap mac1 check and its admission
+ * (hsguard.h: duplicate cache, cookie reply under load, per-source limit, global
+ * budget), and allocates nothing for it: the responder state lives on the stack
+ * until the init authenticated as one of the configured peers.
+ *
+ * A UE that gets a cookie reply keeps the cookie for that path (cookie.h) and sends
+ * its pending init again at once on that path, now with mac2.
  */
 #include <errno.h>
 #include <string.h>
@@ -53,6 +57,21 @@ static void tai64n_now(struct mpt_session *s, uint8_t ts[MPT_TIMESTAMP_LEN])
 	memcpy(s->last_init_ts, ts, MPT_TIMESTAMP_LEN);
 }
 
+/* The pending init on path i, with mac2 from the path's cookie if it has one. */
+static int ue_send_init(struct mpt_session *s, unsigned i, uint64_t now)
+{
+	struct mpt_path *p = &s->paths[i];
+	uint8_t msg[MPT_HS_INIT_LEN];
+
+	memcpy(msg, s->hs_msg, sizeof(msg));
+	mpt_cookie_put_mac2(msg, &s->cookies[i], now);
+	if (sendto(p->fd, msg, sizeof(msg), 0, (struct sockaddr *)&p->remote,
+		   p->remote_len) == sizeof(msg))
+		return 0;
+	p->st.send_errors++;
+	return -EIO;
+}
+
 void mpt_hs_ue_start(struct mpt_session *s, uint64_t now)
 {
 	struct mpt_daemon *d = s->d;
@@ -79,11 +98,7 @@ void mpt_hs_ue_start(struct mpt_session *s, uint64_t now)
 
 		if (!p->link_ok || !p->admin_up || p->fd < 0)
 			continue;
-		if (sendto(p->fd, s->hs_msg, sizeof(s->hs_msg), 0,
-			   (struct sockaddr *)&p->remote, p->remote_len) == sizeof(s->hs_msg))
-			sent++;
-		else
-			p->st.send_errors++;
+		sent += ue_send_init(s, i, now) == 0;
 	}
 	backoff = HS_RETRY_NS << MPT_MIN(s->hs_tries, 3u);
 	s->hs_tries++;
@@ -125,8 +140,29 @@ static void ue_on_response(struct mpt_daemon *d, uint8_t *buf, size_t len, int p
 	mpt_daemon_mark(d, s);
 }
 
+static void ue_on_cookie(struct mpt_daemon *d, const uint8_t *buf, int path_hint,
+			 uint64_t now)
+{
+	struct mpt_session *s = &d->sessions[0];
+	struct mpt_path *p;
+
+	if (path_hint < 0 || (unsigned)path_hint >= s->npaths || !s->hs.pending ||
+	    mpt_get_u32(buf + MPT_OFF_COOKIE_RECEIVER) != s->hs.local_index ||
+	    mpt_cookie_consume(&s->cookies[path_hint], s->cookie_key, buf,
+			       s->hs_msg + MPT_OFF_INIT_MAC1, now) < 0) {
+		d->st.drops[MPT_WIRE_COOKIE_BAD]++;
+		return;
+	}
+	p = &s->paths[path_hint];
+	if (p->fd < 0 || !p->link_ok || !p->admin_up)
+		return;
+	ue_send_init(s, (unsigned)path_hint, now);
+	log_debug("%s: cookie reply on path %s: init sent again with mac2", s->name,
+		  p->name);
+}
+
 static int lookup_peer(void *arg, const uint8_t pub[MPT_KEY_BYTES], void **peer,
-		       uint8_t **last_ts)
+		       uint8_t **last_ts, const uint8_t **ss)
 {
 	struct mpt_daemon *d = arg;
 
@@ -134,10 +170,29 @@ static int lookup_peer(void *arg, const uint8_t pub[MPT_KEY_BYTES], void **peer,
 		if (mpt_memcmp_ct(d->sessions[i].peer->public_key, pub, MPT_KEY_BYTES) == 0) {
 			*peer = &d->sessions[i];
 			*last_ts = d->sessions[i].last_init_ts;
+			if (d->sessions[i].ss_ok)
+				*ss = d->sessions[i].ss;
 			return 0;
 		}
 	}
 	return -ENOKEY;
+}
+
+static void anchor_send_cookie(struct mpt_daemon *d, const uint8_t *init, int fd,
+			       const struct sockaddr_storage *from, socklen_t fromlen,
+			       uint64_t now)
+{
+	uint8_t nonce[MPT_COOKIE_NONCE_LEN], out[MPT_COOKIE_REPLY_LEN];
+
+	/* the nonce must not repeat, need not be secret: the daemon's RNG (seeded from
+	 * getrandom) saves a system call per reply under a flood */
+	for (unsigned i = 0; i < sizeof(nonce); i += 8)
+		mpt_put_u64(nonce + i, mpt_rng_u64(&d->rng));
+	if (mpt_cookie_reply(&d->hs_guard.cookie, out, init, (const struct sockaddr *)from,
+			     nonce, now) < 0)
+		return;
+	/* 64 bytes for 148: no amplification; a failed send is the flood's problem */
+	(void)!sendto(fd, out, sizeof(out), 0, (const struct sockaddr *)from, fromlen);
 }
 
 static void anchor_on_init(struct mpt_daemon *d, uint8_t *buf, size_t len, int fd,
@@ -145,7 +200,7 @@ static void anchor_on_init(struct mpt_daemon *d, uint8_t *buf, size_t len, int f
 			   uint64_t now)
 {
 	struct mpt_noise_responder rsp;
-	uint8_t key[MPT_RL_ADDR_LEN], eph[MPT_KEY_BYTES], out[MPT_HS_RESP_LEN];
+	uint8_t eph[MPT_KEY_BYTES], out[MPT_HS_RESP_LEN], secret[MPT_COOKIE_SECRET_LEN];
 	struct mpt_session *s;
 	struct mpt_keypair kp;
 	int reason;
@@ -154,18 +209,37 @@ static void anchor_on_init(struct mpt_daemon *d, uint8_t *buf, size_t len, int f
 		d->st.drops[MPT_WIRE_HS_MAC1]++;
 		return;
 	}
-	if (mpt_ratelimit_key(key, (const struct sockaddr *)from) < 0 ||
-	    !mpt_ratelimit_allow(&d->hs_limit, key, now)) {
-		d->st.drops[MPT_WIRE_HS_RATELIMIT]++;
+	if (mpt_cookie_secret_stale(&d->hs_guard.cookie, now)) {
+		if (mpt_random_bytes(secret, sizeof(secret)) < 0) {
+			log_warn("handshake: getrandom");
+			return;
+		}
+		mpt_cookie_set_secret(&d->hs_guard.cookie, secret, now);
+		explicit_bzero(secret, sizeof(secret));
+	}
+	switch (mpt_hs_guard_admit(&d->hs_guard, buf, (const struct sockaddr *)from, now,
+				   &reason)) {
+	case MPT_HS_ADMIT:
+		break;
+	case MPT_HS_SEND_COOKIE:
+		d->st.drops[reason]++;
+		anchor_send_cookie(d, buf, fd, from, fromlen, now);
+		return;
+	case MPT_HS_DROP:
+		d->st.drops[reason]++;
 		return;
 	}
-	if (mpt_noise_consume_init(&rsp, &d->local, buf, len, lookup_peer, d, &reason) < 0) {
+	/* rx.c classified it (type, version, length); mac1 was checked above */
+	if (mpt_noise_consume_init_mac1ok(&rsp, &d->local, buf, lookup_peer, d, &reason) < 0) {
 		d->st.drops[reason]++;
+		if (reason == MPT_WIRE_HS_REPLAY)	/* authentic, but old */
+			mpt_hs_guard_seen(&d->hs_guard, buf);
 		if (reason == MPT_WIRE_HS_UNKNOWN_PEER && log_ratelimit_ok(&d->rl, now))
 			log_info("handshake from an unknown key refused");
 		return;
 	}
 	s = rsp.peer;
+	mpt_hs_guard_seen(&d->hs_guard, buf);
 	if (rsp.flags & MPT_HS_FLAG_FRESH) {
 		/* the UE (re)started its transport: ours for it starts afresh, so that
 		 * packet numbers, ACK ranges and DSNs of its old life do not linger */
@@ -200,6 +274,8 @@ void mpt_hs_on_datagram(struct mpt_daemon *d, int type, uint8_t *buf, size_t len
 		anchor_on_init(d, buf, len, fd, from, fromlen, now);
 	else if (type == MPT_MSG_HANDSHAKE_RESP && !anchor)
 		ue_on_response(d, buf, len, path_hint, now);
+	else if (type == MPT_MSG_COOKIE_REPLY && !anchor)
+		ue_on_cookie(d, buf, path_hint, now);
 	else
 		d->st.drops[MPT_WIRE_BAD_TYPE]++;
 }

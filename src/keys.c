@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Key text form and X25519 through OpenSSL's EVP_PKEY (raw key import/export). The
+ * private key is imported once (mpt_x25519_load): OpenSSL derives the public key at
+ * import, a scalar multiplication as dear as the DH itself, so a key used for more
+ * than one DH (the static key, an ephemeral) is kept as an EVP_PKEY. The
  * base64 codec is the plain RFC 4648 alphabet, strict on decode: a 32-byte key has
  * exactly one canonical 44-character spelling, so config files compare as text.
  */
@@ -117,20 +120,51 @@ int mpt_memcmp_ct(const void *a, const void *b, size_t n)
 int mpt_x25519(uint8_t shared[MPT_KEY_SIZE], const uint8_t priv[MPT_KEY_SIZE],
 	       const uint8_t pub[MPT_KEY_SIZE])
 {
+	EVP_PKEY *sk = mpt_x25519_load(priv);
+	int ret;
+
+	if (!sk)
+		return -EIO;
+	ret = mpt_x25519_with(shared, sk, pub);
+	EVP_PKEY_free(sk);
+	return ret;
+}
+
+EVP_PKEY *mpt_x25519_load(const uint8_t priv[MPT_KEY_SIZE])
+{
+	return EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, NULL, priv, MPT_KEY_SIZE);
+}
+
+int mpt_x25519_public_of(uint8_t pub[MPT_KEY_SIZE], EVP_PKEY *k)
+{
+	size_t len = MPT_KEY_SIZE;
+
+	if (EVP_PKEY_get_raw_public_key(k, pub, &len) != 1 || len != MPT_KEY_SIZE)
+		return -EIO;
+	return 0;
+}
+
+void mpt_x25519_free(EVP_PKEY *k)
+{
+	EVP_PKEY_free(k);
+}
+
+int mpt_x25519_with(uint8_t shared[MPT_KEY_SIZE], EVP_PKEY *sk,
+		    const uint8_t pub[MPT_KEY_SIZE])
+{
 	static const uint8_t zero[MPT_KEY_SIZE];
-	EVP_PKEY *sk = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, NULL, priv,
-						    MPT_KEY_SIZE);
 	EVP_PKEY *pk = EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, NULL, pub,
 						   MPT_KEY_SIZE);
 	EVP_PKEY_CTX *ctx = NULL;
 	size_t len = MPT_KEY_SIZE;
 	int ret = -EIO;
 
-	if (!sk || !pk)
+	if (!pk)
 		goto out;
 	ctx = EVP_PKEY_CTX_new(sk, NULL);
+	/* _ex with validate_peer 0: the all-zero check below is the X25519 one */
 	if (!ctx || EVP_PKEY_derive_init(ctx) != 1 ||
-	    EVP_PKEY_derive_set_peer(ctx, pk) != 1)
+	    EVP_PKEY_derive_set_peer_ex(ctx, pk, 0) != 1)
 		goto out;
 	/* OpenSSL refuses an all-zero result itself; the check below is explicit. */
 	if (EVP_PKEY_derive(ctx, shared, &len) != 1 || len != MPT_KEY_SIZE) {
@@ -141,6 +175,5 @@ int mpt_x25519(uint8_t shared[MPT_KEY_SIZE], const uint8_t priv[MPT_KEY_SIZE],
 out:
 	EVP_PKEY_CTX_free(ctx);
 	EVP_PKEY_free(pk);
-	EVP_PKEY_free(sk);
 	return ret;
 }

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <openssl/types.h>
+
 #define MPT_KEY_SIZE		32
 #define MPT_KEY_B64_LEN		44	/* without the NUL */
 
@@ -26,6 +28,17 @@ int mpt_key_public(uint8_t pub[MPT_KEY_SIZE], const uint8_t priv[MPT_KEY_SIZE]);
 /* shared = X25519(priv, pub). -EINVAL when the result is all zero (low-order pub). */
 int mpt_x25519(uint8_t shared[MPT_KEY_SIZE], const uint8_t priv[MPT_KEY_SIZE],
 	       const uint8_t pub[MPT_KEY_SIZE]);
+
+/*
+ * A private key imported once for several DHs (the public key is derived at import,
+ * which costs as much as one DH). NULL on failure; free with mpt_x25519_free.
+ */
+EVP_PKEY *mpt_x25519_load(const uint8_t priv[MPT_KEY_SIZE]);
+int mpt_x25519_public_of(uint8_t pub[MPT_KEY_SIZE], EVP_PKEY *k);
+/* shared = X25519(k, pub): one scalar multiplication. -EINVAL when all zero. */
+int mpt_x25519_with(uint8_t shared[MPT_KEY_SIZE], EVP_PKEY *k,
+		    const uint8_t pub[MPT_KEY_SIZE]);
+void mpt_x25519_free(EVP_PKEY *k);
 
 /* Constant-time comparison of n bytes: 0 when equal. */
 int mpt_memcmp_ct(const void *a, const void *b, size_t n);

@@ -80,16 +80,32 @@ static int kdf2(uint8_t out1[HASH_LEN], uint8_t out2[HASH_LEN], const uint8_t ck
 }
 
 /* MixKey(DH(priv, pub)): ck and k advance; fails on a low-order point. */
-static int mix_dh(uint8_t ck[HASH_LEN], uint8_t k[HASH_LEN], const uint8_t *priv,
+static int mix_dh(uint8_t ck[HASH_LEN], uint8_t k[HASH_LEN], EVP_PKEY *priv,
 		  const uint8_t *pub)
 {
 	uint8_t dh[MPT_KEY_BYTES];
-	int err = mpt_x25519(dh, priv, pub);
+	int err = mpt_x25519_with(dh, priv, pub);
 
 	if (!err)
 		err = kdf2(ck, k, ck, dh, sizeof(dh));
 	OPENSSL_cleanse(dh, sizeof(dh));
 	return err;
+}
+
+/* An ephemeral private key from 32 random bytes, imported once for its public key and
+ * both of its DHs. NULL on failure. */
+static EVP_PKEY *ephemeral(uint8_t e_priv[MPT_KEY_BYTES], uint8_t e_pub[MPT_KEY_BYTES],
+			   const uint8_t random[MPT_KEY_BYTES])
+{
+	EVP_PKEY *e;
+
+	mpt_key_private_from_random(e_priv, random);
+	e = mpt_x25519_load(e_priv);
+	if (e && e_pub && mpt_x25519_public_of(e_pub, e)) {
+		mpt_x25519_free(e);
+		e = NULL;
+	}
+	return e;
 }
 
 /* EncryptAndHash with a fresh key (nonce 0): ct = plaintext || tag, then h ^= ct. */
@@ -196,11 +212,25 @@ int mpt_noise_local_init(struct mpt_noise_local *l, const uint8_t priv[MPT_KEY_B
 	int err;
 
 	memcpy(l->priv, priv, MPT_KEY_BYTES);
-	err = mpt_key_public(l->pub, priv);
-	if (err)
+	l->sk = mpt_x25519_load(priv);
+	if (!l->sk)
+		return -EIO;
+	err = mpt_x25519_public_of(l->pub, l->sk);
+	if (err) {
+		mpt_noise_local_free(l);
 		return err;
+	}
 	mac1_key(l->mac1_key, l->pub);
-	return 0;
+	err = mpt_hmac_init(&l->mac1, l->mac1_key, sizeof(l->mac1_key));
+	if (err)
+		mpt_noise_local_free(l);
+	return err;
+}
+
+int mpt_noise_static_dh(const struct mpt_noise_local *l,
+			const uint8_t remote_pub[MPT_KEY_BYTES], uint8_t ss[MPT_KEY_BYTES])
+{
+	return mpt_x25519_with(ss, l->sk, remote_pub);
 }
 
 void mpt_noise_tai64n(uint8_t out[MPT_TIMESTAMP_LEN], uint64_t unix_ns)
@@ -211,7 +241,7 @@ void mpt_noise_tai64n(uint8_t out[MPT_TIMESTAMP_LEN], uint64_t unix_ns)
 
 bool mpt_noise_mac1_ok(const struct mpt_noise_local *l, const uint8_t *msg, size_t len)
 {
-	uint8_t want[MPT_MAC1_LEN];
+	uint8_t want[MPT_HMAC_LEN];
 	size_t off;
 
 	if (len == MPT_HS_INIT_LEN && msg[MPT_OFF_TYPE] == MPT_MSG_HANDSHAKE_INIT)
@@ -220,8 +250,27 @@ bool mpt_noise_mac1_ok(const struct mpt_noise_local *l, const uint8_t *msg, size
 		off = MPT_OFF_RESP_MAC1;
 	else
 		return false;
-	mac1(want, l->mac1_key, msg, off);
+	if (mpt_hmac_run(&l->mac1, want, msg, off))
+		return false;
 	return mpt_memcmp_ct(want, msg + off, MPT_MAC1_LEN) == 0;
+}
+
+void mpt_noise_mac1_fill(const struct mpt_noise_local *l, uint8_t *msg, size_t len)
+{
+	uint8_t key[HASH_LEN];
+
+	if (len != MPT_HS_INIT_LEN)
+		return;
+	mac1_key(key, l->pub);
+	mac1(msg + MPT_OFF_INIT_MAC1, key, msg, MPT_OFF_INIT_MAC1);
+}
+
+void mpt_noise_local_free(struct mpt_noise_local *l)
+{
+	mpt_x25519_free(l->sk);
+	l->sk = NULL;
+	mpt_hmac_free(&l->mac1);
+	OPENSSL_cleanse(l->priv, sizeof(l->priv));
 }
 
 void mpt_keypair_wipe(struct mpt_keypair *kp)
@@ -249,7 +298,8 @@ int mpt_noise_create_init_flags(struct mpt_noise_initiation *st,
 {
 	int wc = cipher_to_wire(cipher);
 	uint8_t k[HASH_LEN], key[HASH_LEN];
-	int err;
+	EVP_PKEY *e = NULL;
+	int err = -EIO;
 
 	if (wc < 0)
 		return -EINVAL;
@@ -268,18 +318,17 @@ int mpt_noise_create_init_flags(struct mpt_noise_initiation *st,
 	mix_hash(st->h, out, MPT_HS_INIT_PROLOGUE);
 
 	/* -> e */
-	mpt_key_private_from_random(st->e_priv, eph_random);
-	err = mpt_key_public(out + MPT_OFF_INIT_EPHEMERAL, st->e_priv);
-	if (err)
+	e = ephemeral(st->e_priv, out + MPT_OFF_INIT_EPHEMERAL, eph_random);
+	if (!e)
 		goto out;
 	mix_hash(st->h, out + MPT_OFF_INIT_EPHEMERAL, MPT_KEY_BYTES);
 	/* es, s */
-	err = mix_dh(st->ck, k, st->e_priv, remote_pub);
+	err = mix_dh(st->ck, k, e, remote_pub);
 	if (!err)
 		err = seal_hash(st->h, k, out + MPT_OFF_INIT_STATIC, l->pub, MPT_KEY_BYTES);
 	/* ss, payload = timestamp */
 	if (!err)
-		err = mix_dh(st->ck, k, l->priv, remote_pub);
+		err = mix_dh(st->ck, k, l->sk, remote_pub);
 	if (!err)
 		err = seal_hash(st->h, k, out + MPT_OFF_INIT_TIMESTAMP, timestamp,
 				MPT_TIMESTAMP_LEN);
@@ -287,8 +336,10 @@ int mpt_noise_create_init_flags(struct mpt_noise_initiation *st,
 		goto out;
 	mac1_key(key, remote_pub);
 	mac1(out + MPT_OFF_INIT_MAC1, key, out, MPT_OFF_INIT_MAC1);
+	memset(out + MPT_OFF_INIT_MAC2, 0, MPT_MAC2_LEN);	/* cookie.h sets it */
 	st->pending = true;
 out:
+	mpt_x25519_free(e);
 	OPENSSL_cleanse(k, sizeof(k));
 	if (err)
 		OPENSSL_cleanse(st, sizeof(*st));
@@ -299,9 +350,6 @@ int mpt_noise_consume_init(struct mpt_noise_responder *st, const struct mpt_nois
 			   const uint8_t *msg, size_t len, mpt_noise_lookup_fn lookup,
 			   void *arg, int *reason)
 {
-	uint8_t k[HASH_LEN], ts[MPT_TIMESTAMP_LEN], *last = NULL;
-	int ret;
-
 	memset(st, 0, sizeof(*st));
 	if (mpt_wire_classify(msg, len, reason) != MPT_MSG_HANDSHAKE_INIT) {
 		if (reason && *reason == MPT_WIRE_OK)
@@ -310,6 +358,18 @@ int mpt_noise_consume_init(struct mpt_noise_responder *st, const struct mpt_nois
 	}
 	if (!mpt_noise_mac1_ok(l, msg, len))
 		return fail(reason, MPT_WIRE_HS_MAC1, -EBADMSG);
+	return mpt_noise_consume_init_mac1ok(st, l, msg, lookup, arg, reason);
+}
+
+int mpt_noise_consume_init_mac1ok(struct mpt_noise_responder *st,
+				  const struct mpt_noise_local *l, const uint8_t *msg,
+				  mpt_noise_lookup_fn lookup, void *arg, int *reason)
+{
+	uint8_t k[HASH_LEN], ts[MPT_TIMESTAMP_LEN], dh[MPT_KEY_BYTES], *last = NULL;
+	const uint8_t *ss = NULL;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
 	if (cipher_from_wire(msg[MPT_OFF_HS_CIPHER], &st->cipher) ||
 	    (msg[MPT_OFF_HS_FLAGS] & ~MPT_HS_FLAG_FRESH))
 		return fail(reason, MPT_WIRE_HS_CIPHER, -EBADMSG);
@@ -321,14 +381,19 @@ int mpt_noise_consume_init(struct mpt_noise_responder *st, const struct mpt_nois
 	memcpy(st->remote_e, msg + MPT_OFF_INIT_EPHEMERAL, MPT_KEY_BYTES);
 	mix_hash(st->h, st->remote_e, MPT_KEY_BYTES);
 	ret = fail(reason, MPT_WIRE_HS_CRYPTO, -EBADMSG);
-	if (mix_dh(st->ck, k, l->priv, st->remote_e) ||
+	if (mix_dh(st->ck, k, l->sk, st->remote_e) ||
 	    open_hash(st->h, k, st->remote_pub, msg + MPT_OFF_INIT_STATIC, MPT_KEY_BYTES))
 		goto out;
-	if (lookup(arg, st->remote_pub, &st->peer, &last) || !last) {
+	if (lookup(arg, st->remote_pub, &st->peer, &last, &ss) || !last) {
 		ret = fail(reason, MPT_WIRE_HS_UNKNOWN_PEER, -ENOKEY);
 		goto out;
 	}
-	if (mix_dh(st->ck, k, l->priv, st->remote_pub) ||
+	/* ss: the peer's precomputed static-static DH, else one X25519 now */
+	if (ss)
+		memcpy(dh, ss, sizeof(dh));
+	else if (mpt_noise_static_dh(l, st->remote_pub, dh))
+		goto out;
+	if (kdf2(st->ck, k, st->ck, dh, sizeof(dh)) ||
 	    open_hash(st->h, k, ts, msg + MPT_OFF_INIT_TIMESTAMP, MPT_TIMESTAMP_LEN))
 		goto out;
 	/* TAI64N is big-endian: byte order is time order. */
@@ -341,6 +406,7 @@ int mpt_noise_consume_init(struct mpt_noise_responder *st, const struct mpt_nois
 	ret = fail(reason, MPT_WIRE_OK, 0);
 out:
 	OPENSSL_cleanse(k, sizeof(k));
+	OPENSSL_cleanse(dh, sizeof(dh));
 	if (ret)
 		OPENSSL_cleanse(st, sizeof(*st));
 	return ret;
@@ -366,7 +432,8 @@ int mpt_noise_create_response(struct mpt_noise_responder *st,
 			      uint8_t out[MPT_HS_RESP_LEN], struct mpt_keypair *kp)
 {
 	uint8_t e_priv[MPT_KEY_BYTES], k[HASH_LEN], key[HASH_LEN];
-	int err;
+	EVP_PKEY *e;
+	int err = -EIO;
 
 	out[MPT_OFF_TYPE] = MPT_MSG_HANDSHAKE_RESP;
 	out[MPT_OFF_VERSION] = MPT_WIRE_VERSION;
@@ -377,14 +444,13 @@ int mpt_noise_create_response(struct mpt_noise_responder *st,
 	mix_hash(st->h, out, MPT_HS_RESP_PROLOGUE);
 
 	/* <- e, ee, se; payload empty */
-	mpt_key_private_from_random(e_priv, eph_random);
-	err = mpt_key_public(out + MPT_OFF_RESP_EPHEMERAL, e_priv);
-	if (!err) {
+	e = ephemeral(e_priv, out + MPT_OFF_RESP_EPHEMERAL, eph_random);
+	if (e) {
 		mix_hash(st->h, out + MPT_OFF_RESP_EPHEMERAL, MPT_KEY_BYTES);
-		err = mix_dh(st->ck, k, e_priv, st->remote_e);
+		err = mix_dh(st->ck, k, e, st->remote_e);
 	}
 	if (!err)
-		err = mix_dh(st->ck, k, e_priv, st->remote_pub);
+		err = mix_dh(st->ck, k, e, st->remote_pub);
 	if (!err)
 		err = seal_hash(st->h, k, out + MPT_OFF_RESP_EMPTY, NULL, 0);
 	if (!err)
@@ -396,6 +462,7 @@ int mpt_noise_create_response(struct mpt_noise_responder *st,
 		kp->remote_index = st->remote_index;
 		kp->cipher = st->cipher;
 	}
+	mpt_x25519_free(e);
 	OPENSSL_cleanse(e_priv, sizeof(e_priv));
 	OPENSSL_cleanse(k, sizeof(k));
 	OPENSSL_cleanse(st, sizeof(*st));
@@ -408,6 +475,7 @@ int mpt_noise_consume_response(struct mpt_noise_initiation *st,
 {
 	uint8_t ck[HASH_LEN], h[HASH_LEN], k[HASH_LEN], empty[1];
 	const uint8_t *re = msg + MPT_OFF_RESP_EPHEMERAL;
+	EVP_PKEY *e = NULL;
 	int ret;
 
 	if (mpt_wire_classify(msg, len, reason) != MPT_MSG_HANDSHAKE_RESP) {
@@ -429,7 +497,8 @@ int mpt_noise_consume_response(struct mpt_noise_initiation *st,
 	mix_hash(h, msg, MPT_HS_RESP_PROLOGUE);
 	mix_hash(h, re, MPT_KEY_BYTES);
 	ret = fail(reason, MPT_WIRE_HS_CRYPTO, -EBADMSG);
-	if (mix_dh(ck, k, st->e_priv, re) || mix_dh(ck, k, l->priv, re) ||
+	e = mpt_x25519_load(st->e_priv);
+	if (!e || mix_dh(ck, k, e, re) || mix_dh(ck, k, l->sk, re) ||
 	    open_hash(h, k, empty, msg + MPT_OFF_RESP_EMPTY, 0) || split(ck, kp, true))
 		goto out;
 	kp->local_index = st->local_index;
@@ -438,6 +507,7 @@ int mpt_noise_consume_response(struct mpt_noise_initiation *st,
 	OPENSSL_cleanse(st, sizeof(*st));	/* pending = false: one response only */
 	ret = fail(reason, MPT_WIRE_OK, 0);
 out:
+	mpt_x25519_free(e);
 	OPENSSL_cleanse(ck, sizeof(ck));
 	OPENSSL_cleanse(k, sizeof(k));
 	return ret;

@@ -22,15 +22,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <openssl/types.h>
+
 #include <mptund/wire.h>
 
 #include "config.h"
+#include "hmac.h"
 
 /* Our static identity, prepared once from the private key. */
 struct mpt_noise_local {
 	uint8_t priv[MPT_KEY_BYTES];
+	EVP_PKEY *sk;				/* priv imported once (keys.h) */
 	uint8_t pub[MPT_KEY_BYTES];
 	uint8_t mac1_key[MPT_KEY_BYTES];	/* checks mac1 of messages sent to us */
+	struct mpt_hmac mac1;			/* HMAC keyed with mac1_key, once */
 };
 
 /* The output of a handshake, on both sides. */
@@ -70,18 +75,32 @@ struct mpt_noise_responder {
  * Finds an initiator's static public key among the allowed peers. Returns 0 and sets
  * *peer and *last_timestamp (the peer's 12-byte storage of the last accepted init
  * timestamp, zeroed at start; updated by mpt_noise_consume_init on acceptance), or
- * -ENOKEY when the key is not allowed.
+ * -ENOKEY when the key is not allowed. *ss (NULL on entry) may point to the peer's
+ * precomputed static-static DH (mpt_noise_static_dh), which saves one X25519.
  */
 typedef int (*mpt_noise_lookup_fn)(void *arg, const uint8_t static_pub[MPT_KEY_BYTES],
-				   void **peer, uint8_t **last_timestamp);
+				   void **peer, uint8_t **last_timestamp,
+				   const uint8_t **ss);
 
 int mpt_noise_local_init(struct mpt_noise_local *l, const uint8_t priv[MPT_KEY_BYTES]);
+
+/* ss = X25519(our static, a peer's static): precompute it once per configured peer.
+ * 0, -EINVAL (low-order key) or -EIO. */
+int mpt_noise_static_dh(const struct mpt_noise_local *l,
+			const uint8_t remote_pub[MPT_KEY_BYTES], uint8_t ss[MPT_KEY_BYTES]);
+
+/* Frees what mpt_noise_local_init prepared and wipes the private key. */
+void mpt_noise_local_free(struct mpt_noise_local *l);
 
 /* TAI64N label of a wall-clock time: u64 (2^62 + seconds), u32 nanoseconds, BE. */
 void mpt_noise_tai64n(uint8_t out[MPT_TIMESTAMP_LEN], uint64_t unix_ns);
 
 /* Cheap pre-filter: is mac1 of this handshake message right for us? */
 bool mpt_noise_mac1_ok(const struct mpt_noise_local *l, const uint8_t *msg, size_t len);
+
+/* Sets mac1 of an init (len MPT_HS_INIT_LEN) addressed to l's public key (tests,
+ * benchmarks and attack tools: mac1 is not a secret). */
+void mpt_noise_mac1_fill(const struct mpt_noise_local *l, uint8_t *msg, size_t len);
 
 /*
  * Initiator: build an init (MPT_HS_INIT_LEN bytes) to the responder remote_pub.
@@ -119,6 +138,11 @@ int mpt_noise_consume_response(struct mpt_noise_initiation *st,
 int mpt_noise_consume_init(struct mpt_noise_responder *st, const struct mpt_noise_local *l,
 			   const uint8_t *msg, size_t len, mpt_noise_lookup_fn lookup,
 			   void *arg, int *reason);
+/* The same for a caller that has checked mac1 already (mpt_noise_mac1_ok) and the
+ * length and type (mpt_wire_classify): the daemon's path, mac1 computed once. */
+int mpt_noise_consume_init_mac1ok(struct mpt_noise_responder *st,
+				  const struct mpt_noise_local *l, const uint8_t *msg,
+				  mpt_noise_lookup_fn lookup, void *arg, int *reason);
 /* Responder: build the response (MPT_HS_RESP_LEN bytes) and the keypair. Wipes *st. */
 int mpt_noise_create_response(struct mpt_noise_responder *st,
 			      const struct mpt_noise_local *l, uint32_t local_index,

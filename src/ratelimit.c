@@ -40,8 +40,39 @@ static unsigned set_of(const struct mpt_ratelimit *rl, const uint8_t *key)
 	return (unsigned)(h % MPT_RL_SETS);
 }
 
-bool mpt_ratelimit_allow(struct mpt_ratelimit *rl, const uint8_t key[MPT_RL_ADDR_LEN],
-			 uint64_t now_ns)
+int mpt_bucket_init(struct mpt_bucket *b, uint32_t rate, uint32_t burst, uint64_t now_ns)
+{
+	if (rate < 1 || burst < 1)
+		return -EINVAL;
+	b->ns_per_token = MPT_NSEC_PER_SEC / rate;
+	b->cap_ns = b->ns_per_token * burst;
+	b->tokens_ns = b->cap_ns;
+	b->last_ns = now_ns;
+	return 0;
+}
+
+static void refill(uint64_t *tokens_ns, uint64_t *last_ns, uint64_t cap_ns, uint64_t now_ns)
+{
+	if (now_ns > *last_ns) {
+		uint64_t t = *tokens_ns + (now_ns - *last_ns);
+
+		*tokens_ns = t < *tokens_ns || t > cap_ns ? cap_ns : t;
+		*last_ns = now_ns;
+	}
+}
+
+bool mpt_bucket_take(struct mpt_bucket *b, uint64_t now_ns)
+{
+	refill(&b->tokens_ns, &b->last_ns, b->cap_ns, now_ns);
+	if (b->tokens_ns < b->ns_per_token)
+		return false;
+	b->tokens_ns -= b->ns_per_token;
+	return true;
+}
+
+/* The source's entry, refilled to now; a new one holds a single token. */
+static struct mpt_rl_entry *entry_of(struct mpt_ratelimit *rl,
+				     const uint8_t key[MPT_RL_ADDR_LEN], uint64_t now_ns)
 {
 	struct mpt_rl_entry *set = rl->e[set_of(rl, key)], *e = NULL, *victim = &set[0];
 
@@ -60,18 +91,27 @@ bool mpt_ratelimit_allow(struct mpt_ratelimit *rl, const uint8_t key[MPT_RL_ADDR
 		memcpy(e->key, key, MPT_RL_ADDR_LEN);
 		e->used = true;
 		e->last_ns = now_ns;
-		e->tokens_ns = rl->cap_ns;
+		e->tokens_ns = rl->ns_per_token;
 	}
-	if (now_ns > e->last_ns) {
-		uint64_t t = e->tokens_ns + (now_ns - e->last_ns);
+	refill(&e->tokens_ns, &e->last_ns, rl->cap_ns, now_ns);
+	return e;
+}
 
-		e->tokens_ns = t < e->tokens_ns || t > rl->cap_ns ? rl->cap_ns : t;
-		e->last_ns = now_ns;
-	}
+bool mpt_ratelimit_allow(struct mpt_ratelimit *rl, const uint8_t key[MPT_RL_ADDR_LEN],
+			 uint64_t now_ns)
+{
+	struct mpt_rl_entry *e = entry_of(rl, key, now_ns);
+
 	if (e->tokens_ns < rl->ns_per_token)
 		return false;
 	e->tokens_ns -= rl->ns_per_token;
 	return true;
+}
+
+bool mpt_ratelimit_peek(struct mpt_ratelimit *rl, const uint8_t key[MPT_RL_ADDR_LEN],
+			uint64_t now_ns)
+{
+	return entry_of(rl, key, now_ns)->tokens_ns >= rl->ns_per_token;
 }
 
 int mpt_ratelimit_key(uint8_t key[MPT_RL_ADDR_LEN], const struct sockaddr *sa)
@@ -88,6 +128,8 @@ int mpt_ratelimit_key(uint8_t key[MPT_RL_ADDR_LEN], const struct sockaddr *sa)
 		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
 
 		memcpy(key, &s6->sin6_addr, 16);
+		if (!IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+			memset(key + 8, 0, 8);		/* the /64 */
 		return 0;
 	}
 	return -EAFNOSUPPORT;

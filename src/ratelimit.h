@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Token-bucket rate limit for handshake inits, keyed by source address. A bounded
- * table (MPT_RL_SETS x MPT_RL_WAYS entries, set-associative, least recently seen
- * entry evicted), no allocation after init, time passed in. An evicted source starts
- * again with a full bucket, so the table should exceed the number of sources that
- * handshake within one refill period; it bounds memory under a spoofed flood.
+ * Token-bucket rate limit for handshake inits, keyed by source network: an IPv4
+ * address (as v4-mapped IPv6, /32 of it), an IPv6 /64 (one host's SLAAC prefix: a
+ * flood from random addresses of one /64 is one source). A bounded table
+ * (MPT_RL_SETS x MPT_RL_WAYS entries, set-associative, least recently seen entry
+ * evicted), no allocation after init, time passed in. A new or evicted source starts
+ * with one token, not a full bucket, so churning the table through many spoofed
+ * sources buys one init per source and eviction, not a burst; the table bounds
+ * memory under such a flood.
+ *
+ * struct mpt_bucket is one plain token bucket (a global budget, a load meter).
  */
 #ifndef MPTUND_RATELIMIT_H
 #define MPTUND_RATELIMIT_H
@@ -34,6 +39,19 @@ struct mpt_ratelimit {
 	struct mpt_rl_entry e[MPT_RL_SETS][MPT_RL_WAYS];
 };
 
+/* One token bucket, in ns of refill time like the table's entries. */
+struct mpt_bucket {
+	uint64_t ns_per_token;
+	uint64_t cap_ns;
+	uint64_t tokens_ns;
+	uint64_t last_ns;
+};
+
+/* rate: tokens per second (>= 1), burst: bucket size (>= 1); starts full. */
+int mpt_bucket_init(struct mpt_bucket *b, uint32_t rate, uint32_t burst, uint64_t now_ns);
+/* Takes a token at now_ns if there is one. */
+bool mpt_bucket_take(struct mpt_bucket *b, uint64_t now_ns);
+
 /* rate: tokens per second (>= 1), burst: bucket size (>= 1). seed: random. */
 int mpt_ratelimit_init(struct mpt_ratelimit *rl, uint32_t rate, uint32_t burst,
 		       uint64_t seed);
@@ -43,10 +61,15 @@ int mpt_ratelimit_init(struct mpt_ratelimit *rl, uint32_t rate, uint32_t burst,
  */
 bool mpt_ratelimit_allow(struct mpt_ratelimit *rl, const uint8_t key[MPT_RL_ADDR_LEN],
 			 uint64_t now_ns);
+/* Would this source be allowed now? Like allow, but takes nothing (the source is
+ * entered in the table as allow would). */
+bool mpt_ratelimit_peek(struct mpt_ratelimit *rl, const uint8_t key[MPT_RL_ADDR_LEN],
+			uint64_t now_ns);
 
 struct sockaddr;
-/* IPv4 becomes v4-mapped IPv6; the port is left out (a flood may vary it).
- * -EAFNOSUPPORT for other families. */
+/* IPv4 (also v4-mapped on an IPv6 socket) becomes v4-mapped IPv6, whole; IPv6 is cut
+ * to its /64. The port is left out (a flood may vary it). -EAFNOSUPPORT for other
+ * families. */
 int mpt_ratelimit_key(uint8_t key[MPT_RL_ADDR_LEN], const struct sockaddr *sa);
 
 #endif

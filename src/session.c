@@ -40,6 +40,10 @@ int mpt_session_init(struct mpt_session *s, struct mpt_daemon *d, unsigned idx,
 	mpt_rng_seed(&s->rng, mpt_rng_u64(&d->rng));
 	s->next_dsn = mpt_rng_u64(&s->rng) >> 16;	/* restarts look like a jump */
 	s->hs_fresh = true;		/* UE: the first handshake starts afresh */
+	/* one X25519 per peer at start saves one per init (a low-order key: computed
+	 * per init, and failing, as before) */
+	s->ss_ok = mpt_noise_static_dh(&d->local, peer->public_key, s->ss) == 0;
+	mpt_cookie_enc_key(s->cookie_key, peer->public_key);
 	s->sched_priv = aligned_alloc(64, MPT_SCHED_PRIV_SIZE);
 	if (!s->sched_priv) {
 		snprintf(err, errlen, "session %s: out of memory", s->name);

@@ -20,6 +20,7 @@
 
 #include "aead.h"
 #include "config.h"
+#include "cookie.h"
 #include "log.h"
 #include "noise.h"
 #include "path.h"
@@ -70,12 +71,16 @@ struct mpt_session {
 	const struct mpt_peer_config *peer;
 	char name[MPT_NAME_LEN];
 	uint8_t last_init_ts[MPT_TIMESTAMP_LEN];	/* anchor: replay guard */
+	uint8_t ss[MPT_KEY_BYTES];			/* static-static DH, precomputed */
+	bool ss_ok;
 
 	/* keys */
 	struct mpt_keyslot cur, prev;
 	struct mpt_keyslot next;			/* anchor: not yet confirmed */
 	struct mpt_noise_initiation hs;			/* UE: pending init */
-	uint8_t hs_msg[MPT_HS_INIT_LEN];
+	uint8_t hs_msg[MPT_HS_INIT_LEN];			/* UE: mac2 zero */
+	uint8_t cookie_key[32];				/* UE: opens cookie replies */
+	struct mpt_cookie_slot cookies[MPT_MAX_PATHS];	/* UE: per path */
 	uint64_t hs_next_ns;				/* UE: next (re)send */
 	uint32_t hs_tries;
 	bool hs_fresh;					/* UE: the next init says fresh */

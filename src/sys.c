@@ -53,12 +53,17 @@ int mpt_sd_notifyf(const char *fmt, ...)
 	return mpt_sd_notify(buf);
 }
 
+/*
+ * After set-up only CAP_NET_ADMIN is left: routes and addresses on reload, the TUN.
+ * Path sockets made later (a link that comes back) bind to their device without
+ * CAP_NET_RAW (Linux 5.7 and later allow SO_BINDTODEVICE on an unbound socket), and
+ * their ports are ephemeral or were bound at start.
+ */
 static int keep_net_caps(void)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2] = { 0 };
-	uint32_t keep = (1u << CAP_NET_ADMIN) | (1u << CAP_NET_RAW) |
-			(1u << CAP_NET_BIND_SERVICE);
+	uint32_t keep = 1u << CAP_NET_ADMIN;
 
 	data[0].permitted = keep;
 	data[0].effective = keep;
@@ -75,7 +80,7 @@ int mpt_drop_privileges(const char *user, const char *group, char *err, size_t e
 	int ret;
 
 	if (!user || !*user)
-		return 0;
+		goto no_new_privs;
 	pw = getpwnam(user);
 	if (!pw) {
 		snprintf(err, errlen, "User: '%s' does not exist", user);
@@ -102,6 +107,13 @@ int mpt_drop_privileges(const char *user, const char *group, char *err, size_t e
 		return ret;
 	}
 	prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
+no_new_privs:
+	/* nothing this process executes can gain privileges (set-uid, file caps) */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "PR_SET_NO_NEW_PRIVS: %s", strerror(-ret));
+		return ret;
+	}
 	return 0;
 }
 

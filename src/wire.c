@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Wire protocol v1 codecs (include/mptund/wire.h, mptund-proto(7)). Pure functions
+ * Wire protocol v2 codecs (include/mptund/wire.h, mptund-proto(7)). Pure functions
  * over buffers: encoders check room and return -ENOSPC, decoders check every length
  * and field before reading it and name the reason of a rejection. Nothing here
  * allocates, reads a clock or touches keys; sealing is aead.c's job.
@@ -42,6 +42,10 @@ static const char *const reason_names[MPT_WIRE_REASON_COUNT] = {
 	[MPT_WIRE_HS_REPLAY]		= "hs-replay",
 	[MPT_WIRE_HS_STATE]		= "hs-state",
 	[MPT_WIRE_HS_RATELIMIT]		= "hs-ratelimit",
+	[MPT_WIRE_HS_DUPLICATE]		= "hs-duplicate",
+	[MPT_WIRE_HS_BUSY]		= "hs-busy",
+	[MPT_WIRE_HS_COOKIE]		= "hs-cookie",
+	[MPT_WIRE_COOKIE_BAD]		= "cookie-bad",
 };
 
 const char *mpt_wire_strerror(int reason)
@@ -71,6 +75,10 @@ int mpt_wire_classify(const uint8_t *buf, size_t len, int *reason)
 		break;
 	case MPT_MSG_HANDSHAKE_RESP:
 		if (len != MPT_HS_RESP_LEN)
+			return reject(reason, MPT_WIRE_BAD_LENGTH);
+		break;
+	case MPT_MSG_COOKIE_REPLY:
+		if (len != MPT_COOKIE_REPLY_LEN)
 			return reject(reason, MPT_WIRE_BAD_LENGTH);
 		break;
 	case MPT_MSG_TRANSPORT:

@@ -28,6 +28,21 @@ static inline void mpt_rng_seed(struct mpt_rng *r, uint64_t seed)
 		r->s[i] = mpt_splitmix64(&seed);
 }
 
+/* Seed from 32 bytes of entropy (the daemon's getrandom), the whole state at once. */
+static inline void mpt_rng_seed_bytes(struct mpt_rng *r, const uint8_t b[32])
+{
+	uint64_t any = 0;
+
+	for (int i = 0; i < 4; i++) {
+		r->s[i] = 0;
+		for (int j = 0; j < 8; j++)
+			r->s[i] = r->s[i] << 8 | b[8 * i + j];
+		any |= r->s[i];
+	}
+	if (!any)			/* xoshiro's one forbidden state */
+		mpt_rng_seed(r, 0);
+}
+
 static inline uint64_t mpt_rotl64(uint64_t x, int k)
 {
 	return (x << k) | (x >> (64 - k));

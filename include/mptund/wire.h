@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The mptund wire protocol, version 1 (mptund-proto(7)). Every field is fixed-width
+ * The mptund wire protocol, version 2 (mptund-proto(7)). Every field is fixed-width
  * and big-endian, addressed by the offset/length constants below; nothing is sent as
- * a raw C struct. Three message types share the first two bytes (type, version):
+ * a raw C struct. Four message types share the first two bytes (type, version):
  *
  *   handshake init      initiator (UE) -> responder (anchor), Noise IK message 1
  *   handshake response  responder -> initiator, Noise IK message 2
+ *   cookie reply        responder -> initiator under load, instead of a response
  *   transport           16-byte clear header (the AEAD's associated data), then the
  *                       AEAD ciphertext of a sequence of frames, then a 16-byte tag
  *
@@ -22,12 +23,13 @@
 #include <mptund/ack.h>
 #include <mptund/common.h>
 
-#define MPT_WIRE_VERSION	1
+#define MPT_WIRE_VERSION	2	/* 2: init with mac2, cookie reply */
 
 enum mpt_msg_type {
 	MPT_MSG_HANDSHAKE_INIT	= 1,
 	MPT_MSG_HANDSHAKE_RESP	= 2,
 	MPT_MSG_TRANSPORT	= 3,
+	MPT_MSG_COOKIE_REPLY	= 4,
 };
 
 /* ---- Common prefix of every message ---- */
@@ -38,6 +40,7 @@ enum mpt_msg_type {
 #define MPT_KEY_BYTES		32	/* X25519 public/private, symmetric keys */
 #define MPT_TAG_LEN		16	/* AEAD tag (both ciphers) */
 #define MPT_MAC1_LEN		16
+#define MPT_MAC2_LEN		16
 #define MPT_TIMESTAMP_LEN	12	/* TAI64N: u64 seconds (2^62 + unix), u32 ns */
 #define MPT_OFF_HS_CIPHER	2	/* u8, transport cipher (MPT_WIRE_CIPHER_*) */
 #define MPT_OFF_HS_FLAGS	3	/* u8, init: MPT_HS_FLAG_*; response: zero */
@@ -48,13 +51,14 @@ enum mpt_msg_type {
 #define MPT_WIRE_CIPHER_CHACHA20_POLY1305	1
 #define MPT_WIRE_CIPHER_AES_256_GCM		2
 
-/* Init: 132 bytes. */
+/* Init: 148 bytes. */
 #define MPT_OFF_INIT_SENDER	4	/* u32 initiator's index */
 #define MPT_OFF_INIT_EPHEMERAL	8	/* 32 bytes */
 #define MPT_OFF_INIT_STATIC	40	/* 32 + tag: encrypted initiator static */
 #define MPT_OFF_INIT_TIMESTAMP	88	/* 12 + tag: encrypted TAI64N */
-#define MPT_OFF_INIT_MAC1	116	/* 16 bytes */
-#define MPT_HS_INIT_LEN		132
+#define MPT_OFF_INIT_MAC1	116	/* 16 bytes, over bytes 0..115 */
+#define MPT_OFF_INIT_MAC2	132	/* 16 bytes, over bytes 0..131; zero: no cookie */
+#define MPT_HS_INIT_LEN		148
 #define MPT_HS_INIT_PROLOGUE	8	/* clear bytes mixed into the handshake hash */
 
 /* Response: 76 bytes. */
@@ -65,6 +69,13 @@ enum mpt_msg_type {
 #define MPT_OFF_RESP_MAC1	60	/* 16 bytes */
 #define MPT_HS_RESP_LEN		76
 #define MPT_HS_RESP_PROLOGUE	12	/* clear bytes mixed into the handshake hash */
+
+/* Cookie reply: 64 bytes (cookie.h). */
+#define MPT_OFF_COOKIE_RECEIVER	4	/* u32 initiator's index (the init's sender) */
+#define MPT_OFF_COOKIE_NONCE	8	/* 24 bytes, random */
+#define MPT_OFF_COOKIE_ENCRYPTED 32	/* 16 + tag: XChaCha20-Poly1305 of the cookie */
+#define MPT_COOKIE_NONCE_LEN	24
+#define MPT_COOKIE_REPLY_LEN	64
 
 /* ---- Transport header (16 bytes, authenticated as AAD) ---- */
 #define MPT_OFF_PATH_ID		2	/* u8, < MPT_MAX_PATHS */
@@ -156,6 +167,12 @@ enum mpt_wire_reason {
 	MPT_WIRE_HS_REPLAY,		/* init timestamp not newer than the last */
 	MPT_WIRE_HS_STATE,		/* response with no matching pending init */
 	MPT_WIRE_HS_RATELIMIT,		/* init rate limit for this source */
+	MPT_WIRE_HS_DUPLICATE,		/* init equal to a recently authenticated one */
+	MPT_WIRE_HS_BUSY,		/* global budget for handshake work spent */
+	MPT_WIRE_HS_COOKIE,		/* under load without a valid mac2: answered with
+					 * a cookie reply instead */
+	MPT_WIRE_COOKIE_BAD,		/* cookie reply that does not open or matches no
+					 * pending init */
 	MPT_WIRE_REASON_COUNT
 };
 

@@ -24,7 +24,8 @@ struct ctx {
 	struct mpt_noise_initiation ini;	/* our pending init, see below */
 };
 
-static int lookup(void *arg, const uint8_t pub[32], void **peer, uint8_t **last)
+static int lookup(void *arg, const uint8_t pub[32], void **peer, uint8_t **last,
+		  const uint8_t **ss)
 {
 	struct ctx *c = arg;
 

@@ -381,7 +381,7 @@ static void test_defaults_and_derived_key(void **state)
 	assert_int_equal(cfg.reorder_max_hold_ns, 250 * MPT_NSEC_PER_MSEC);
 	assert_int_equal(cfg.reorder_margin_ns, 5 * MPT_NSEC_PER_MSEC);
 	assert_int_equal(cfg.rekey_after_ns, 120 * MPT_NSEC_PER_SEC);
-	assert_int_equal(cfg.rekey_after_packets, 1ULL << 48);
+	assert_int_equal(cfg.rekey_after_packets, 1ULL << 22);
 	assert_int_equal(cfg.cipher, MPT_CIPHER_CHACHA20_POLY1305);
 	/* issue 21: a minimal config gets the per-path BBR controller and the scheduler
 	 * that measured best for bonding with a cost preference, and loss recovery */

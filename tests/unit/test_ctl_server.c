@@ -4,12 +4,15 @@
  * runs in this process, clients are real Unix-socket connections in a temp directory.
  * Replies, scope, permissions (a setuid(65534) child when run as root), garbage from one
  * client while another works, stale-socket replacement and refusal when live, watch
- * streams to two clients, the slow-reader drop, and the client limit.
+ * streams to two clients, the slow-reader drop, the client limit with root's reserved
+ * slot and the per-uid limit, the idle / not-reading timeout, one reply at a time for
+ * a pipelining client, and the cap on all clients' unread replies.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -416,15 +419,24 @@ static void test_slow_drop(void **state)
 	assert_true(rb.eof);
 	close(w);
 
-	/* a client that pipelines requests and never reads the replies: dropped too */
+	/* a client that pipelines requests and never reads the replies: it holds one
+	 * reply at a time, and is closed when it has not read it for idle_s */
+	e->srv.idle_s = 0.3;
 	w = client(e->path);
 	for (int i = 0; i < 60; i++)
 		send(w, "cmd=stats\n\n", 11, 0);
-	for (end = now_s() + 10; now_s() < end && e->srv.dropped_slow < 2;) {
+	for (end = now_s() + 0.2; now_s() < end;) {
 		ev_run(e->loop, EVRUN_NOWAIT);
 		usleep(500);
 	}
-	assert_int_equal(e->srv.dropped_slow, 2);
+	assert_int_equal(e->srv.nclients, 2);
+	assert_true(mpt_ctl_server_queued(&e->srv) <= 16 << 10);	/* one reply */
+	for (end = now_s() + 5; now_s() < end && !e->srv.timed_out;) {
+		ev_run(e->loop, EVRUN_NOWAIT);
+		usleep(500);
+	}
+	assert_int_equal(e->srv.timed_out, 1);
+	assert_int_equal(e->srv.dropped_slow, 1);
 	rpc(e, c, "cmd=stats\nscope=daemon.role\n\n", &rb);
 	assert_string_equal(rb.b, "version=1\ndaemon.role=ue\nerrno=0\n\n");
 	close(w);
@@ -450,9 +462,177 @@ static void test_client_limit(void **state)
 		close(fds[i]);
 }
 
+static void test_idle_timeout(void **state)
+{
+	struct env *e = *state;
+	int idle, half, ok;
+	double end;
+
+	e->srv.idle_s = 0.3;
+	idle = client(e->path);
+	half = client(e->path);
+	ok = client(e->path);
+	send(half, "cmd=stats\n", 10, 0);	/* never completed */
+	rpc(e, ok, "cmd=stats\nscope=daemon.role\n\n", &rb);
+	for (end = now_s() + 0.2; now_s() < end;) {
+		ev_run(e->loop, EVRUN_NOWAIT);
+		usleep(500);
+	}
+	rpc(e, ok, "cmd=stats\nscope=daemon.role\n\n", &rb);	/* active: stays */
+	for (end = now_s() + 2; now_s() < end && e->srv.timed_out < 2;) {
+		ev_run(e->loop, EVRUN_NOWAIT);
+		usleep(500);
+	}
+	assert_int_equal(e->srv.timed_out, 2);
+	assert_int_equal(e->srv.nclients, 1);
+	rb.len = 0;
+	drain(idle, &rb);
+	assert_true(rb.eof);
+	/* a watch client that reads its stream is not idle, whatever the interval */
+	send(ok, "cmd=watch\ninterval_ms=1000\nscope=daemon.role\n\n", 47, 0);
+	rb.len = 0;
+	rb.eof = false;
+	for (end = now_s() + 1.5; now_s() < end;) {
+		ev_run(e->loop, EVRUN_NOWAIT);
+		drain(ok, &rb);
+		usleep(500);
+	}
+	assert_false(rb.eof);
+	assert_int_equal(replies(&rb), 2);
+	assert_int_equal(e->srv.nclients, 1);
+	close(idle);
+	close(half);
+	close(ok);
+}
+
+/* In a child as uid 65534: open n connections, report how many were refused. */
+static void child_connects(const char *path, int n, int pipefd)
+{
+	int fds[MPT_CTL_MAX_CLIENTS], refused = 0;
+
+	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+		_exit(10);
+	for (int i = 0; i < n; i++) {
+		char buf[256] = "";
+
+		fds[i] = client(path);
+		fcntl(fds[i], F_SETFL, 0);
+		send(fds[i], "cmd=stats\nscope=daemon.role\n\n", 30, 0);
+		recv(fds[i], buf, sizeof(buf) - 1, 0);
+		refused += strstr(buf, "errno=16") != NULL;
+	}
+	if (write(pipefd, &refused, sizeof(refused)) != sizeof(refused))
+		_exit(12);
+	pause();
+	_exit(0);
+}
+
+static void test_uid_limits(void **state)
+{
+	struct env *e = *state;
+	int p[2], refused = -1, fds[MPT_CTL_MAX_CLIENTS];
+	pid_t pid;
+
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(pipe(p), 0);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	pid = fork();
+	if (pid == 0)
+		child_connects(e->path, MPT_CTL_MAX_PER_UID + 2, p[1]);
+	for (double end = now_s() + 5; now_s() < end && refused < 0;) {
+		ev_run(e->loop, EVRUN_NOWAIT);
+		if (read(p[0], &refused, sizeof(refused)) != sizeof(refused))
+			refused = -1;
+		usleep(500);
+	}
+	assert_int_equal(refused, 2);		/* 4 per uid */
+	assert_int_equal(e->srv.nclients, MPT_CTL_MAX_PER_UID);
+	/* root fills all the rest, the reserved slot included */
+	for (int i = 0; i < MPT_CTL_MAX_CLIENTS - MPT_CTL_MAX_PER_UID; i++) {
+		fds[i] = client(e->path);
+		pump(e, -1, NULL, 0, 0.002);
+	}
+	assert_int_equal(e->srv.nclients, MPT_CTL_MAX_CLIENTS);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	for (int i = 0; i < MPT_CTL_MAX_CLIENTS - MPT_CTL_MAX_PER_UID; i++)
+		close(fds[i]);
+	close(p[0]);
+	close(p[1]);
+}
+
+static void test_root_slot(void **state)
+{
+	struct env *e = *state;
+	int p[2], refused = -1, fds[MPT_CTL_MAX_CLIENTS], n = MPT_CTL_MAX_CLIENTS - 1 - 3;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		skip();
+	/* root holds 12, a user 3: the user's 4th would take the last slot: refused */
+	for (int i = 0; i < n; i++) {
+		fds[i] = client(e->path);
+		pump(e, -1, NULL, 0, 0.002);
+	}
+	assert_int_equal(pipe(p), 0);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	pid = fork();
+	if (pid == 0)
+		child_connects(e->path, 4, p[1]);
+	for (double end = now_s() + 5; now_s() < end && refused < 0;) {
+		ev_run(e->loop, EVRUN_NOWAIT);
+		if (read(p[0], &refused, sizeof(refused)) != sizeof(refused))
+			refused = -1;
+		usleep(500);
+	}
+	assert_int_equal(refused, 1);
+	assert_int_equal(e->srv.nclients, MPT_CTL_MAX_CLIENTS - 1);
+	/* root still gets in */
+	fds[n] = client(e->path);
+	rpc(e, fds[n], "cmd=stats\nscope=daemon.role\n\n", &rb);
+	assert_int_equal(e->srv.nclients, MPT_CTL_MAX_CLIENTS);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	for (int i = 0; i <= n; i++)
+		close(fds[i]);
+	close(p[0]);
+	close(p[1]);
+}
+
+static void test_unread_cap(void **state)
+{
+	struct env *e = *state;
+	int bad[4], ok;
+
+	e->d.pad_lines = 5000;		/* ~600 KB per reply: more than a socket buffer */
+	e->srv.out_total = 100 << 10;
+	for (int i = 0; i < 4; i++) {
+		bad[i] = client(e->path);
+		for (int j = 0; j < 4; j++)
+			send(bad[i], "cmd=stats\n\n", 11, 0);
+		pump(e, -1, NULL, 0, 0.01);
+	}
+	e->d.pad_lines = 0;
+	ok = client(e->path);
+	rpc(e, ok, "cmd=stats\nscope=daemon.role\n\n", &rb);
+	assert_non_null(strstr(rb.b, "unread by other clients; try again\nerrno=11\n\n"));
+	assert_true(e->srv.busy >= 1);
+	for (int i = 0; i < 4; i++)
+		close(bad[i]);
+	pump(e, -1, NULL, 0, 0.05);
+	rpc(e, ok, "cmd=stats\nscope=daemon.role\n\n", &rb);
+	assert_non_null(strstr(rb.b, "errno=0\n\n"));
+	close(ok);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_idle_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_uid_limits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_root_slot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unread_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enosys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),

@@ -30,7 +30,8 @@ struct world {
 	unsigned lookups;
 };
 
-static int lookup(void *arg, const uint8_t pub[32], void **peer, uint8_t **last_ts)
+static int lookup(void *arg, const uint8_t pub[32], void **peer, uint8_t **last_ts,
+		  const uint8_t **ss)
 {
 	struct world *w = arg;
 
@@ -68,6 +69,11 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+	struct world *w = *state;
+
+	mpt_noise_local_free(&w->ue);
+	mpt_noise_local_free(&w->anchor);
+	mpt_noise_local_free(&w->stranger);
 	test_free(*state);
 	return 0;
 }
@@ -264,7 +270,7 @@ static void test_init_rejects(void **state)
 						lookup, w, &why), -EBADMSG);
 	assert_int_equal(why, MPT_WIRE_BAD_LENGTH);
 	memcpy(bad, good, sizeof(bad));
-	bad[MPT_OFF_VERSION] = 2;
+	bad[MPT_OFF_VERSION] = MPT_WIRE_VERSION + 1;
 	expect_init_reject(w, bad, -EBADMSG, MPT_WIRE_BAD_VERSION, false);
 
 	/* The good one passes, then its replay (same timestamp) is refused. */

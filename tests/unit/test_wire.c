@@ -52,13 +52,13 @@ static void test_header_rejects(void **state)
 {
 	static const struct hdr_case cases[] = {
 		{ "empty", { 0 }, 0, MPT_WIRE_SHORT },
-		{ "truncated header", { 3, 1, 0, 0, 0, 0, 0, 1 }, 8, MPT_WIRE_SHORT },
-		{ "no room for tag", { 3, 1 }, MPT_WIRE_HDR_LEN + 15, MPT_WIRE_SHORT },
-		{ "bad version", { 3, 2 }, MPT_WIRE_MIN_TRANSPORT, MPT_WIRE_BAD_VERSION },
-		{ "unknown type", { 9, 1 }, MPT_WIRE_MIN_TRANSPORT, MPT_WIRE_BAD_TYPE },
-		{ "handshake type", { 1, 1 }, MPT_WIRE_MIN_TRANSPORT, MPT_WIRE_BAD_TYPE },
-		{ "flags set", { 3, 1, 0, 0x80 }, MPT_WIRE_MIN_TRANSPORT, MPT_WIRE_BAD_FLAGS },
-		{ "path id 8", { 3, 1, MPT_MAX_PATHS }, MPT_WIRE_MIN_TRANSPORT,
+		{ "truncated header", { 3, MPT_WIRE_VERSION, 0, 0, 0, 0, 0, 1 }, 8, MPT_WIRE_SHORT },
+		{ "no room for tag", { 3, MPT_WIRE_VERSION }, MPT_WIRE_HDR_LEN + 15, MPT_WIRE_SHORT },
+		{ "bad version", { 3, MPT_WIRE_VERSION + 1 }, MPT_WIRE_MIN_TRANSPORT, MPT_WIRE_BAD_VERSION },
+		{ "unknown type", { 9, MPT_WIRE_VERSION }, MPT_WIRE_MIN_TRANSPORT, MPT_WIRE_BAD_TYPE },
+		{ "handshake type", { 1, MPT_WIRE_VERSION }, MPT_WIRE_MIN_TRANSPORT, MPT_WIRE_BAD_TYPE },
+		{ "flags set", { 3, MPT_WIRE_VERSION, 0, 0x80 }, MPT_WIRE_MIN_TRANSPORT, MPT_WIRE_BAD_FLAGS },
+		{ "path id 8", { 3, MPT_WIRE_VERSION, MPT_MAX_PATHS }, MPT_WIRE_MIN_TRANSPORT,
 		  MPT_WIRE_BAD_PATH_ID },
 	};
 	struct mpt_hdr h;
@@ -87,6 +87,11 @@ static void test_classify(void **state)
 	assert_int_equal(why, MPT_WIRE_BAD_LENGTH);
 	assert_int_equal(mpt_wire_classify(buf, 1, &why), -EBADMSG);
 	assert_int_equal(why, MPT_WIRE_SHORT);
+	buf[0] = MPT_MSG_COOKIE_REPLY;
+	assert_int_equal(mpt_wire_classify(buf, MPT_COOKIE_REPLY_LEN, &why),
+			 MPT_MSG_COOKIE_REPLY);
+	assert_int_equal(mpt_wire_classify(buf, MPT_COOKIE_REPLY_LEN + 1, &why), -EBADMSG);
+	assert_int_equal(why, MPT_WIRE_BAD_LENGTH);
 	buf[0] = 0;
 	assert_int_equal(mpt_wire_classify(buf, 40, &why), -EBADMSG);
 	assert_int_equal(why, MPT_WIRE_BAD_TYPE);
