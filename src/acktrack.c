@@ -111,6 +111,30 @@ int mpt_acktrack_on_packet(struct mpt_acktrack *t, uint64_t pn, bool ack_eliciti
 	return 0;
 }
 
+void mpt_acktrack_set_frequency(struct mpt_acktrack *t, uint32_t every,
+				uint64_t max_ack_delay_ns)
+{
+	t->ack_every = every ? every : 1;
+	t->max_ack_delay_ns = max_ack_delay_ns;
+}
+
+void mpt_ackf_policy(uint64_t cwnd, uint32_t mss, uint64_t min_rtt_ns, uint16_t *threshold,
+		     uint32_t *delay_us)
+{
+	uint64_t pkts = mss ? cwnd / mss / 8 : 0, d = min_rtt_ns / 4 / 1000;
+
+	if (pkts < MPT_ACKF_MIN_THRESHOLD)
+		pkts = MPT_ACKF_MIN_THRESHOLD;
+	if (pkts > MPT_ACKF_MAX_THRESHOLD)
+		pkts = MPT_ACKF_MAX_THRESHOLD;
+	if (d < MPT_ACKF_MIN_DELAY_US)
+		d = MPT_ACKF_MIN_DELAY_US;
+	if (d > MPT_ACKF_MAX_DELAY_US)
+		d = MPT_ACKF_MAX_DELAY_US;
+	*threshold = (uint16_t)pkts;
+	*delay_us = (uint32_t)d;
+}
+
 bool mpt_acktrack_should_ack_now(const struct mpt_acktrack *t, uint64_t now)
 {
 	if (!t->unacked_eliciting)

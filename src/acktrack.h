@@ -63,6 +63,20 @@ int mpt_acktrack_on_packet(struct mpt_acktrack *t, uint64_t pn, bool ack_eliciti
 			   uint64_t now);
 
 /* True when an ACK should go out now. */
+/* The peer's ACK_FREQUENCY: ACK after every ack-eliciting packets or max_ack_delay_ns.
+ * Out-of-order arrivals still ACK at once (loss detection needs them). */
+void mpt_acktrack_set_frequency(struct mpt_acktrack *t, uint32_t every,
+				uint64_t max_ack_delay_ns);
+
+/* The ACK frequency a path's sender asks for (session_ackf.c): cwnd / 8 packets in
+ * [2, 64], min_rtt / 4 in [1, 25] ms. */
+#define MPT_ACKF_MIN_THRESHOLD	2
+#define MPT_ACKF_MAX_THRESHOLD	64
+#define MPT_ACKF_MIN_DELAY_US	1000
+#define MPT_ACKF_MAX_DELAY_US	25000
+void mpt_ackf_policy(uint64_t cwnd, uint32_t mss, uint64_t min_rtt_ns, uint16_t *threshold,
+		     uint32_t *delay_us);
+
 bool mpt_acktrack_should_ack_now(const struct mpt_acktrack *t, uint64_t now);
 /* When an ACK is due at the latest; 0 = none pending. */
 uint64_t mpt_acktrack_deadline(const struct mpt_acktrack *t);

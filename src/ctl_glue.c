@@ -61,6 +61,12 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	mpt_ctl_outf(out, "%s.black_holes=%llu", pre, (unsigned long long)p->pmtu.black_holes);
 	mpt_ctl_outf(out, "%s.ptb_hints=%llu", pre, (unsigned long long)p->pmtu.ptb_hints);
 	mpt_ctl_outf(out, "%s.send_too_big=%llu", pre, (unsigned long long)p->st.send_too_big);
+	mpt_ctl_outf(out, "%s.acks_tx=%llu", pre, (unsigned long long)p->st.acks_tx);
+	mpt_ctl_outf(out, "%s.ack_tx_bytes=%llu", pre, (unsigned long long)p->st.ack_tx_bytes);
+	mpt_ctl_outf(out, "%s.ack_every_pkts=%u", pre, p->ackt.ack_every);
+	mpt_ctl_outf(out, "%s.ack_delay_us=%llu", pre,
+		     (unsigned long long)(p->ackt.max_ack_delay_ns / 1000));
+	mpt_ctl_outf(out, "%s.ack_frequency_tx=%llu", pre, (unsigned long long)p->st.ackf_tx);
 	mpt_ctl_outf(out, "%s.srtt_us=%llu", pre, (unsigned long long)us(r->srtt_ns));
 	mpt_ctl_outf(out, "%s.rttvar_us=%llu", pre, (unsigned long long)us(r->rttvar_ns));
 	mpt_ctl_outf(out, "%s.min_rtt_us=%llu", pre,

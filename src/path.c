@@ -155,6 +155,10 @@ void mpt_path_restart(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t no
 	mpt_path_reset(p, pool, now);
 	mpt_pktq_purge(&p->lostq, pool);	/* for the old peer: not re-sent */
 	mpt_acktrack_init(&p->ackt, p->id, MPT_ACK_DEFAULT_MAX_DELAY_NS, 4);
+	p->ackf_rx_any = false;
+	p->ackf_threshold = 0;
+	p->ackf_delay_us = 0;
+	p->rec.params.max_ack_delay_ns = MPT_ACK_DEFAULT_MAX_DELAY_NS;
 	p->next_pn = 1;
 	p->alive = false;
 	p->next_probe_ns = now;

@@ -46,6 +46,8 @@ struct mpt_path_stats {
 	uint64_t dead_by_data;		/* declared down: data unacknowledged too long */
 	uint64_t gso_sends;		/* runs sent as one UDP GSO datagram */
 	uint64_t send_too_big;		/* sends the local stack refused: EMSGSIZE */
+	uint64_t ack_tx_bytes;		/* ACK frames sent (ACK-only datagrams whole) */
+	uint64_t ackf_tx, ackf_rx;	/* ACK_FREQUENCY frames sent, applied */
 };
 
 struct mpt_path {
@@ -89,8 +91,16 @@ struct mpt_path {
 	uint16_t pinned_mtu;		/* [Path] Mtu; 0 = discover */
 	uint16_t outer_mtu;		/* OuterMTU: the search's upper end */
 
+	/* ACK frequency we asked of the peer (session_ackf.c) */
+	uint32_t ackf_seq;
+	uint16_t ackf_threshold;	/* 0: never asked (the peer's defaults) */
+	uint32_t ackf_delay_us;
+	uint64_t ackf_checked_ns;
+
 	/* receiver */
 	struct mpt_acktrack ackt;
+	uint32_t ackf_rx_seq;		/* the peer's latest ACK_FREQUENCY applied */
+	bool ackf_rx_any;
 
 	struct mpt_path_stats st;
 };

@@ -187,6 +187,12 @@ void mpt_session_repair(struct mpt_session *s, struct mpt_path_view *views,
 uint64_t mpt_session_dead_deadline(const struct mpt_path *p);
 void mpt_session_check_dead(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 
+/* ACK frequency (session_ackf.c): append an ACK_FREQUENCY for path p when due;
+ * returns the bytes added. And the peer's request for one of our paths. */
+size_t mpt_session_ackf_append(struct mpt_session *s, struct mpt_path *p, uint8_t *pos,
+			       size_t room, uint64_t now);
+void mpt_session_on_ackf(struct mpt_session *s, const struct mpt_ack_frequency *a);
+
 /* Path MTU (session_pmtu.c). */
 #define MPT_PICK_DROPPED	0x80000000u	/* the head packet fit no path: dropped */
 void mpt_session_pmtu_timer(struct mpt_session *s, struct mpt_path *p, uint64_t now);

@@ -228,6 +228,9 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 			mpt_session_heard(s, path, now);
 			mpt_plpmtud_on_probe_ack(&path->pmtu, f.u.probe_ack.id, now);
 			break;
+		case MPT_FRAME_ACK_FREQUENCY:
+			mpt_session_on_ackf(s, &f.u.ackf);
+			break;
 		case MPT_FRAME_PADDING:
 			break;
 		}

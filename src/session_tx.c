@@ -41,6 +41,7 @@ static size_t append_ack(struct mpt_path *p, uint8_t *pos, size_t cap, uint64_t 
 		return 0;
 	mpt_acktrack_on_ack_sent(&p->ackt, now);
 	p->st.acks_tx++;
+	p->st.ack_tx_bytes += (uint64_t)n;
 	return (size_t)n;
 }
 
@@ -250,6 +251,8 @@ static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt 
 		return;
 	}
 	flen = (size_t)ret;
+	flen += mpt_session_ackf_append(s, p, buf + MPT_WIRE_HDR_LEN + flen,
+					cap - MPT_WIRE_HDR_LEN - flen - MPT_WIRE_TAG_LEN, now);
 	flen += append_ack(p, buf + MPT_WIRE_HDR_LEN + flen,
 			   cap - MPT_WIRE_HDR_LEN - flen - MPT_WIRE_TAG_LEN, now);
 	if (b->cap - b->off < MPT_WIRE_HDR_LEN + flen + MPT_WIRE_TAG_LEN)
@@ -285,7 +288,7 @@ void mpt_session_send_control(struct mpt_session *s, struct mpt_path *p,
 			      const struct mpt_probe *probe_ack, uint64_t now)
 {
 	uint8_t buf[CTRL_BUF];
-	size_t flen = 0, room = sizeof(buf) - MPT_WIRE_HDR_LEN - MPT_WIRE_TAG_LEN;
+	size_t flen = 0, room = sizeof(buf) - MPT_WIRE_HDR_LEN - MPT_WIRE_TAG_LEN, ack;
 	int n;
 
 	if (probe_ack) {
@@ -294,9 +297,11 @@ void mpt_session_send_control(struct mpt_session *s, struct mpt_path *p,
 		if (n > 0)
 			flen += (size_t)n;
 	}
-	flen += append_ack(p, buf + MPT_WIRE_HDR_LEN + flen, room - flen, now);
-	if (flen)
-		seal_and_send(s, p, buf, flen, sizeof(buf), false, now);
+	ack = append_ack(p, buf + MPT_WIRE_HDR_LEN + flen, room - flen, now);
+	flen += ack;
+	if (flen && seal_and_send(s, p, buf, flen, sizeof(buf), false, now) > 0 && ack &&
+	    !probe_ack)	/* an ACK-only datagram: all of it is ACK cost */
+		p->st.ack_tx_bytes += MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN + mpt_path_ip_udp(p);
 }
 
 /* A PROBE (ack-eliciting): liveness, path info for the peer, and the probe timeout. */
@@ -319,6 +324,7 @@ void mpt_session_send_probe(struct mpt_session *s, struct mpt_path *p, uint64_t 
 	if (n < 0)
 		return;
 	flen = (size_t)n;
+	flen += mpt_session_ackf_append(s, p, buf + MPT_WIRE_HDR_LEN + flen, room - flen, now);
 	flen += append_ack(p, buf + MPT_WIRE_HDR_LEN + flen, room - flen, now);
 	if (seal_and_send(s, p, buf, flen, sizeof(buf), true, now) > 0)
 		p->st.probes_tx++;

@@ -32,6 +32,7 @@ static const char *const reason_names[MPT_WIRE_REASON_COUNT] = {
 	[MPT_WIRE_PROBE_LENGTH]		= "probe-length",
 	[MPT_WIRE_PROBE_BAD_NAME]	= "probe-bad-name",
 	[MPT_WIRE_PROBE_ACK_LENGTH]	= "probe-ack-length",
+	[MPT_WIRE_ACKF_BAD]		= "ack-frequency-bad",
 	[MPT_WIRE_DECRYPT]		= "decrypt",
 	[MPT_WIRE_REPLAY]		= "replay",
 	[MPT_WIRE_UNKNOWN_INDEX]	= "unknown-index",
@@ -233,6 +234,23 @@ int mpt_frame_probe_ack_encode(uint8_t *buf, size_t cap, uint32_t id, uint64_t t
 	return MPT_FRAME_HDR_LEN + MPT_PROBE_ACK_LEN;
 }
 
+int mpt_frame_ackf_encode(uint8_t *buf, size_t cap, const struct mpt_ack_frequency *a)
+{
+	uint8_t *b = buf + MPT_FRAME_HDR_LEN;
+	int err = frame_room(cap, MPT_ACKF_LEN);
+
+	if (err)
+		return err;
+	if (a->path_id >= MPT_MAX_PATHS || !a->threshold)
+		return -EINVAL;
+	put_frame_hdr(buf, MPT_FRAME_ACK_FREQUENCY, MPT_ACKF_LEN);
+	b[MPT_ACKF_OFF_PATH] = a->path_id;
+	mpt_put_u32(b + MPT_ACKF_OFF_SEQ, a->seq);
+	mpt_put_u16(b + MPT_ACKF_OFF_THRESHOLD, a->threshold);
+	mpt_put_u32(b + MPT_ACKF_OFF_DELAY, a->max_delay_us);
+	return MPT_FRAME_HDR_LEN + MPT_ACKF_LEN;
+}
+
 int mpt_frame_padding_encode(uint8_t *buf, size_t cap, size_t total)
 {
 	int err;
@@ -344,6 +362,21 @@ static int decode_probe_ack(struct mpt_frame *f)
 	return MPT_WIRE_OK;
 }
 
+static int decode_ackf(struct mpt_frame *f)
+{
+	struct mpt_ack_frequency *a = &f->u.ackf;
+
+	if (f->len != MPT_ACKF_LEN)
+		return MPT_WIRE_ACKF_BAD;
+	a->path_id = f->body[MPT_ACKF_OFF_PATH];
+	a->seq = mpt_get_u32(f->body + MPT_ACKF_OFF_SEQ);
+	a->threshold = mpt_get_u16(f->body + MPT_ACKF_OFF_THRESHOLD);
+	a->max_delay_us = mpt_get_u32(f->body + MPT_ACKF_OFF_DELAY);
+	if (a->path_id >= MPT_MAX_PATHS || !a->threshold || a->max_delay_us > 1000000)
+		return MPT_WIRE_ACKF_BAD;
+	return MPT_WIRE_OK;
+}
+
 int mpt_frame_next(const uint8_t **pos, const uint8_t *end, struct mpt_frame *f)
 {
 	const uint8_t *p = *pos;
@@ -380,6 +413,9 @@ int mpt_frame_next(const uint8_t **pos, const uint8_t *end, struct mpt_frame *f)
 		break;
 	case MPT_FRAME_PROBE_ACK:
 		why = decode_probe_ack(f);
+		break;
+	case MPT_FRAME_ACK_FREQUENCY:
+		why = decode_ackf(f);
 		break;
 	default:
 		why = MPT_WIRE_FRAME_UNKNOWN;

@@ -13,6 +13,9 @@
  * - Random loss per direction, decided on arrival; a bounded queue (bytes and frames),
  *   overflow drops counted separately.
  * - One timerfd per direction armed (absolute CLOCK_MONOTONIC) at the head's due time.
+ * - A hop MTU per direction (mtu=N, 0 none): an IP packet above N bytes, or a GSO
+ *   super-frame whose segments are, is dropped silently, as by a router whose ICMP
+ *   "fragmentation needed" is filtered (drop_mtu counts them).
  * - Runtime changes: lines on stdin, e.g. "ab delay=16 jitter=0.5 loss=1.2",
  *   "both delay=30", "stats" (delay/jitter in ms, loss in percent). EOF on stdin is
  *   ignored (stdin may be /dev/null).
@@ -59,11 +62,12 @@ struct db_params {
 	uint64_t delay_ns;
 	uint64_t jitter_ns;
 	double loss;			/* probability in [0, 1] */
+	uint32_t mtu;			/* largest IP packet passed; 0 = any */
 };
 
 struct db_stats {
 	uint64_t rx, rx_bytes, tx, tx_bytes;
-	uint64_t drop_loss, drop_queue, drop_trunc, tx_err;
+	uint64_t drop_loss, drop_queue, drop_trunc, tx_err, drop_mtu;
 	uint64_t max_queue_bytes;
 	uint64_t late_sum_ns, late_max_ns, late_over_100us;	/* send time - due time */
 };
@@ -216,6 +220,20 @@ static uint64_t due_time(struct db *db, struct db_dir *d, uint64_t now)
 	return due;
 }
 
+/* The IP packet size a frame (vnet header, Ethernet, IP) puts on a link: a GSO
+ * super-frame's segments, each headers (hdr_len, Ethernet included) + gso_size. */
+static size_t ip_size(const uint8_t *buf, size_t n)
+{
+	struct virtio_net_hdr vh;
+
+	if (n < sizeof(vh) + ETH_HLEN)
+		return 0;
+	memcpy(&vh, buf, sizeof(vh));
+	if (vh.gso_type != VIRTIO_NET_HDR_GSO_NONE && vh.gso_size && vh.hdr_len > ETH_HLEN)
+		return (size_t)vh.hdr_len - ETH_HLEN + vh.gso_size;
+	return n - sizeof(vh) - ETH_HLEN;
+}
+
 static void rx_ready(struct db *db, struct db_dir *d)
 {
 	for (int i = 0; i < DB_RX_BURST; i++) {
@@ -235,6 +253,10 @@ static void rx_ready(struct db *db, struct db_dir *d)
 		}
 		if (!r) {
 			d->st.drop_queue++;
+			continue;
+		}
+		if (d->p.mtu && ip_size(buf, (size_t)n) > d->p.mtu) {
+			d->st.drop_mtu++;
 			continue;
 		}
 		if (d->p.loss > 0 && mpt_rng_double(&db->rng) < d->p.loss) {
@@ -302,13 +324,13 @@ static void print_stats(struct db *db, FILE *out)
 		fprintf(out, "%s\"%s\":{\"delay_ms\":%.3f,\"jitter_ms\":%.3f,\"loss_pct\":%.3f,"
 			"\"rx\":%" PRIu64 ",\"rx_bytes\":%" PRIu64 ",\"tx\":%" PRIu64
 			",\"tx_bytes\":%" PRIu64 ",\"drop_loss\":%" PRIu64 ",\"drop_queue\":%" PRIu64
-			",\"drop_trunc\":%" PRIu64 ",\"tx_err\":%" PRIu64
+			",\"drop_trunc\":%" PRIu64 ",\"tx_err\":%" PRIu64 ",\"drop_mtu\":%" PRIu64
 			",\"max_queue_bytes\":%" PRIu64 ",\"queued\":%u,\"late_avg_us\":%.1f"
 			",\"late_max_us\":%.1f,\"late_over_100us\":%" PRIu64 "}",
 			i ? "," : "", d->name, d->p.delay_ns / 1e6, d->p.jitter_ns / 1e6,
 			d->p.loss * 100, d->st.rx, d->st.rx_bytes, d->st.tx, d->st.tx_bytes,
 			d->st.drop_loss, d->st.drop_queue, d->st.drop_trunc, d->st.tx_err,
-			d->st.max_queue_bytes, d->frames,
+			d->st.drop_mtu, d->st.max_queue_bytes, d->frames,
 			d->st.tx ? d->st.late_sum_ns / 1e3 / (double)d->st.tx : 0.0,
 			d->st.late_max_ns / 1e3, d->st.late_over_100us);
 	}
@@ -358,6 +380,17 @@ static int apply_kv(struct db_params *p, const char *kv)
 		return parse_ms(v, &p->jitter_ns);
 	if (!strncmp(kv, "loss=", 5))
 		return parse_pct(v, &p->loss);
+	if (!strncmp(kv, "mtu=", 4)) {
+		char *end;
+		unsigned long m = strtoul(v, &end, 10);
+
+		if (*end || m > 65535) {
+			fprintf(stderr, "delaybridge: bad mtu '%s'\n", v);
+			return -EINVAL;
+		}
+		p->mtu = (uint32_t)m;
+		return 0;
+	}
 	fprintf(stderr, "delaybridge: unknown key in '%s'\n", kv);
 	return -EINVAL;
 }
@@ -419,7 +452,8 @@ static void usage(FILE *out)
 	      "  -d/-D  one-way delay a->b / b->a (ms)    -j/-J  jitter a->b / b->a (ms)\n"
 	      "  -l/-L  loss a->b / b->a (percent)        -q     queue bytes per direction\n"
 	      "  -n     queue frames per direction        -r     SCHED_FIFO priority (0 = off)\n"
-	      "stdin: \"ab|ba|both delay=MS jitter=MS loss=PCT\" or \"stats\"\n", out);
+	      "  -m/-M  hop MTU a->b / b->a (bytes, 0 = none: larger packets dropped)\n"
+	      "stdin: \"ab|ba|both delay=MS jitter=MS loss=PCT mtu=BYTES\" or \"stats\"\n", out);
 }
 
 static int parse_args(struct db *db, int argc, char **argv, const char **ifa,
@@ -427,7 +461,7 @@ static int parse_args(struct db *db, int argc, char **argv, const char **ifa,
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "a:b:d:D:j:J:l:L:q:n:s:r:h")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:d:D:j:J:l:L:m:M:q:n:s:r:h")) != -1) {
 		int err = 0;
 
 		switch (c) {
@@ -439,6 +473,8 @@ static int parse_args(struct db *db, int argc, char **argv, const char **ifa,
 		case 'J': err = parse_ms(optarg, &db->dir[1].p.jitter_ns); break;
 		case 'l': err = parse_pct(optarg, &db->dir[0].p.loss); break;
 		case 'L': err = parse_pct(optarg, &db->dir[1].p.loss); break;
+		case 'm': db->dir[0].p.mtu = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'M': db->dir[1].p.mtu = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'q': *qbytes = strtoull(optarg, NULL, 0); break;
 		case 'n': db->dir[0].limit_frames = db->dir[1].limit_frames =
 				(uint32_t)strtoul(optarg, NULL, 0); break;

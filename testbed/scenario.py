@@ -28,6 +28,9 @@ Per path, symmetric keys (rate_mbit, delay_ms, loss_pct, buffer_ms/buffer_bytes)
 split into _down/_up keys, which may also be given directly; rtt_ms sets both one-way
 delays to half. A schedule step changes the same keys (or "down": true/false) at "t"
 seconds; schedule_repeat_s repeats the list with that period for the whole run.
+Per path "mtu" (576..65535, 0 = none): the delay host drops IP packets above it, both
+ways, silently: a hop whose ICMP "fragmentation needed" is filtered ("icmp": "drop", the
+only mode: the delay host is a bridge, not a router). A schedule step may change "mtu".
 """
 import json
 import os
@@ -84,6 +87,13 @@ def normalize_path(p, i, where):
     _split(p, "delay_ms", w, 0, 0, 10000)
     _split(p, "loss_pct", w, 0, 0, 100)
     p["jitter_ms"] = _num(p, "jitter_ms", w, 0, 0, 10000)
+    p["mtu"] = int(_num(p, "mtu", w, 0, 0, 65535))
+    if p["mtu"] and p["mtu"] < 576:
+        raise ScenarioError("%s: mtu: '%d' is below 576 (0 = none)" % (w, p["mtu"]))
+    if p.setdefault("icmp", "drop") != "drop":
+        raise ScenarioError("%s: icmp: '%s': only 'drop' is supported (the delay host "
+                            "bridges, it does not route, so it cannot send ICMP)"
+                            % (w, p["icmp"]))
     p["cost"] = _num(p, "cost", w, i, 0, 1e6)
     for d in DIRECTIONS:
         p["buffer_%s_bytes" % d] = _buffer(p, w, "rate_%s_mbit" % d, d, 100)
@@ -108,7 +118,9 @@ def normalize_path(p, i, where):
                 base, _, suffix = key.rpartition("_")
                 for d in DIRECTIONS:
                     _num(step, "%s_%s_%s" % (base, d, suffix), ws, None, lo, hi)
-        unknown = set(step) - {"t", "down", "jitter_ms", "rate_down_mbit", "rate_up_mbit",
+        if "mtu" in step:
+            step["mtu"] = int(_num(step, "mtu", ws, 0, 0, 65535))
+        unknown = set(step) - {"t", "down", "jitter_ms", "mtu", "rate_down_mbit", "rate_up_mbit",
                                "delay_down_ms", "delay_up_ms", "loss_down_pct",
                                "loss_up_pct"}
         if unknown:

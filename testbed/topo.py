@@ -284,12 +284,15 @@ class Topology:
                     "-d", str(cfg["delay_up_ms"]), "-D", str(cfg["delay_down_ms"]),
                     "-j", str(cfg["jitter_ms"]), "-J", str(cfg["jitter_ms"]),
                     "-l", str(cfg["loss_up_pct"]), "-L", str(cfg["loss_down_pct"]),
+                    "-m", str(cfg.get("mtu", 0)), "-M", str(cfg.get("mtu", 0)),
                     "-s", str(self.seed * 100 + p), "-r", "10"]
             proc = d.popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
             self.procs.append(proc)
             self.bridges[p] = proc
         else:
+            if cfg.get("mtu"):
+                raise RuntimeError("path %d: mtu needs the delaybridge (no netem)" % p)
             self._netem(p, ua, ue_side, cfg)
 
     def _netem(self, p, ua, ue_side, cfg, change=False):
@@ -349,6 +352,9 @@ class Topology:
                     if p == 1:
                         self.cmd(ue, "ip route replace default via %s dev %s"
                                  % (path_addr(p), dev))
+        if "mtu" in change:
+            cfg["mtu"] = change["mtu"]
+            self.bridge_cmd(p, "both mtu=%d" % cfg["mtu"])
         rate_changed = False
         for key in ("rate_down_mbit", "rate_up_mbit", "delay_down_ms", "delay_up_ms",
                     "loss_down_pct", "loss_up_pct", "jitter_ms"):

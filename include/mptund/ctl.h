@@ -117,6 +117,11 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.black_holes", COUNTER, "path MTU falls found from lost full-size packets") \
 	X("session.#.path.#.ptb_hints", COUNTER, "ICMP too-big messages taken as hints") \
 	X("session.#.path.#.send_too_big", COUNTER, "sends the local stack refused as too big (EMSGSIZE)") \
+	X("session.#.path.#.acks_tx", COUNTER, "ACK frames sent for the peer's packets on the path") \
+	X("session.#.path.#.ack_tx_bytes", COUNTER, "bytes of ACK frames sent (ACK-only datagrams counted whole)") \
+	X("session.#.path.#.ack_every_pkts", GAUGE, "ack-eliciting packets per ACK the peer asked for") \
+	X("session.#.path.#.ack_delay_us", GAUGE, "largest ACK delay the peer asked for") \
+	X("session.#.path.#.ack_frequency_tx", COUNTER, "ACK_FREQUENCY requests sent to the peer") \
 	X("session.#.path.#.srtt_us", GAUGE, "smoothed round-trip time") \
 	X("session.#.path.#.rttvar_us", GAUGE, "round-trip time variation") \
 	X("session.#.path.#.min_rtt_us", GAUGE, "lowest round-trip time seen") \

@@ -94,6 +94,7 @@ enum mpt_frame_type {
 	MPT_FRAME_ACK		= 2,	/* see below */
 	MPT_FRAME_PROBE		= 3,	/* path liveness, carries the sender's path info */
 	MPT_FRAME_PROBE_ACK	= 4,	/* echoes probe id and timestamp */
+	MPT_FRAME_ACK_FREQUENCY	= 5,	/* how often the peer should ACK a path */
 };
 #define MPT_FRAME_HDR_LEN	3
 #define MPT_FRAME_MAX_BODY	65535
@@ -124,6 +125,22 @@ enum mpt_frame_type {
 #define MPT_PROBE_ACK_OFF_ID	0	/* u32 */
 #define MPT_PROBE_ACK_OFF_TS	4	/* u64 */
 #define MPT_PROBE_ACK_LEN	12
+
+/* ACK_FREQUENCY body: 11 bytes (draft-ietf-quic-ack-frequency's frame, per path): the
+ * receiver of path's packets ACKs after threshold ack-eliciting packets or max_delay,
+ * whichever first; a higher seq replaces a lower one (frames may be reordered). */
+#define MPT_ACKF_OFF_PATH	0	/* u8 path whose packets the ACKs are for */
+#define MPT_ACKF_OFF_SEQ	1	/* u32 sequence number */
+#define MPT_ACKF_OFF_THRESHOLD	5	/* u16 ack-eliciting packets per ACK, >= 1 */
+#define MPT_ACKF_OFF_DELAY	7	/* u32 max ACK delay, microseconds */
+#define MPT_ACKF_LEN		11
+
+struct mpt_ack_frequency {
+	uint8_t path_id;
+	uint32_t seq;
+	uint16_t threshold;
+	uint32_t max_delay_us;
+};
 
 /*
  * Bytes added to an inner packet sent alone in a transport packet: header, DATA frame
@@ -156,6 +173,7 @@ enum mpt_wire_reason {
 	MPT_WIRE_PROBE_LENGTH,
 	MPT_WIRE_PROBE_BAD_NAME,	/* not NUL-terminated / NUL-padded */
 	MPT_WIRE_PROBE_ACK_LENGTH,
+	MPT_WIRE_ACKF_BAD,		/* ACK_FREQUENCY of a bad length, path or value */
 	/* Reasons found by the crypto layers, listed here so there is one table. */
 	MPT_WIRE_DECRYPT,		/* AEAD tag check failed */
 	MPT_WIRE_REPLAY,		/* packet number seen or too old */
@@ -216,6 +234,7 @@ struct mpt_frame {
 			uint32_t id;
 			uint64_t timestamp;
 		} probe_ack;
+		struct mpt_ack_frequency ackf;
 	} u;
 };
 
@@ -244,6 +263,7 @@ int mpt_frame_data_encode(uint8_t *buf, size_t cap, uint64_t dsn, const uint8_t 
 int mpt_frame_ack_encode(uint8_t *buf, size_t cap, const struct mpt_ack_info *ack);
 int mpt_frame_probe_encode(uint8_t *buf, size_t cap, const struct mpt_probe *p);
 int mpt_frame_probe_ack_encode(uint8_t *buf, size_t cap, uint32_t id, uint64_t timestamp);
+int mpt_frame_ackf_encode(uint8_t *buf, size_t cap, const struct mpt_ack_frequency *a);
 /* A padding frame of exactly total bytes (>= MPT_FRAME_HDR_LEN), zero body. */
 int mpt_frame_padding_encode(uint8_t *buf, size_t cap, size_t total);
 

@@ -143,12 +143,51 @@ static void test_policy(void **state)
 	assert_int_equal(t.acks_sent, 3);
 }
 
+/* ACK frequency (draft-ietf-quic-ack-frequency): the sender's policy and the
+ * receiver's tracker under it. 16 Mbit/s with a 24 ms RTT and a window of two BDPs:
+ * an ACK every 8 packets or 6 ms instead of every 4 or 1 ms. */
+static void test_ack_frequency(void **state)
+{
+	struct mpt_acktrack t;
+	uint16_t thr;
+	uint32_t delay;
+	unsigned acks = 0;
+
+	mpt_ackf_policy(2 * 48000, 1409, 24000000, &thr, &delay);
+	assert_int_equal(thr, 8);
+	assert_int_equal(delay, 6000);
+	mpt_ackf_policy(10000, 1409, 100000, &thr, &delay);		/* small, short */
+	assert_int_equal(thr, MPT_ACKF_MIN_THRESHOLD);
+	assert_int_equal(delay, MPT_ACKF_MIN_DELAY_US);
+	mpt_ackf_policy(50000000, 1409, 600000000, &thr, &delay);	/* big, long */
+	assert_int_equal(thr, MPT_ACKF_MAX_THRESHOLD);
+	assert_int_equal(delay, MPT_ACKF_MAX_DELAY_US);
+
+	/* 1400 packets/s in order for one second: ACKs by count, not by the timer */
+	mpt_acktrack_init(&t, 0, MPT_ACK_DEFAULT_MAX_DELAY_NS, 4);
+	mpt_acktrack_set_frequency(&t, 8, 6000000);
+	for (uint64_t pn = 1; pn <= 1400; pn++) {
+		uint64_t now = pn * 714286;
+
+		assert_int_equal(mpt_acktrack_on_packet(&t, pn, true, now), 0);
+		if (mpt_acktrack_should_ack_now(&t, now)) {
+			mpt_acktrack_on_ack_sent(&t, now);
+			acks++;
+		}
+	}
+	assert_int_equal(acks, 1400 / 8);
+	/* a gap is still ACKed at once */
+	assert_int_equal(mpt_acktrack_on_packet(&t, 1402, true, 1401 * 714286ULL), 0);
+	assert_true(mpt_acktrack_should_ack_now(&t, 1401 * 714286ULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_range_cap),
 		cmocka_unit_test(test_policy),
+		cmocka_unit_test(test_ack_frequency),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -252,6 +252,13 @@ static void test_frame_rejects(void **state)
 		{ "probe name control char", { 3, 0, 44, [15] = 'a', '\n' }, 47,
 		  MPT_WIRE_PROBE_BAD_NAME },
 		{ "probe ack short", { 4, 0, 11 }, 14, MPT_WIRE_PROBE_ACK_LENGTH },
+		{ "ack frequency short", { 5, 0, 10 }, 13, MPT_WIRE_ACKF_BAD },
+		{ "ack frequency bad path", { 5, 0, 11, 200, 0, 0, 0, 1, 0, 4, 0, 0, 3, 0 }, 14,
+		  MPT_WIRE_ACKF_BAD },
+		{ "ack frequency zero threshold", { 5, 0, 11, 0, 0, 0, 0, 1, 0, 0, 0, 0, 3, 0 },
+		  14, MPT_WIRE_ACKF_BAD },
+		{ "ack frequency delay over 1 s", { 5, 0, 11, 0, 0, 0, 0, 1, 0, 4, 0, 0x10, 0, 0 },
+		  14, MPT_WIRE_ACKF_BAD },
 		{ "good padding then junk", { 0, 0, 1, 0, 0x42 }, 5, MPT_WIRE_FRAME_TRUNCATED },
 	};
 
@@ -278,9 +285,31 @@ static void test_strerror(void **state)
 	assert_string_equal(mpt_wire_strerror(MPT_WIRE_REASON_COUNT), "unknown");
 }
 
+static void test_ack_frequency_roundtrip(void **state)
+{
+	struct mpt_ack_frequency a = { .path_id = 3, .seq = 0x01020304, .threshold = 8,
+				       .max_delay_us = 6000 };
+	uint8_t buf[32];
+	const uint8_t *pos = buf;
+	struct mpt_frame f;
+	int n = mpt_frame_ackf_encode(buf, sizeof(buf), &a);
+
+	assert_int_equal(n, MPT_FRAME_HDR_LEN + MPT_ACKF_LEN);
+	assert_int_equal(mpt_frame_ackf_encode(buf, 10, &a), -ENOSPC);
+	assert_int_equal(mpt_frame_next(&pos, buf + n, &f), 1);
+	assert_int_equal(f.type, MPT_FRAME_ACK_FREQUENCY);
+	assert_int_equal(f.u.ackf.path_id, 3);
+	assert_int_equal(f.u.ackf.seq, 0x01020304);
+	assert_int_equal(f.u.ackf.threshold, 8);
+	assert_int_equal(f.u.ackf.max_delay_us, 6000);
+	a.threshold = 0;
+	assert_int_equal(mpt_frame_ackf_encode(buf, sizeof(buf), &a), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ack_frequency_roundtrip),
 		cmocka_unit_test(test_header_round_trip),
 		cmocka_unit_test(test_header_rejects),
 		cmocka_unit_test(test_classify),
