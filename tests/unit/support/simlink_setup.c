@@ -41,7 +41,8 @@ static int path_init(struct sim_session *s, unsigned i)
 		fprintf(stderr, "simlink: path %s: no controller '%s'\n", p->name, c->cc);
 		return -ENOENT;
 	}
-	err = mpt_recovery_init(&p->rec, NULL, 1u << 16);
+	err = mpt_recovery_init(&p->rec, NULL,
+				s->cfg.ring_pkts ? s->cfg.ring_pkts : 1u << 16);
 	if (err)
 		return err;
 	p->up = !c->down;
