@@ -51,7 +51,10 @@ static bool near_reference(const struct sim_result *r, const struct sim_result *
 static bool print_row(const struct sim_scenario *sc, const char *strat, unsigned n,
 		      const struct sim_result *r, FILE *csv, double require)
 {
-	const struct sim_result *ref = sc->reference ? sim_reference(strat, n) : NULL;
+	/* the paper's egreedy rows are for epsilon 0.1 only */
+	bool eps_ok = strcmp(strat, "egreedy") || fabs(sc->epsilon - 0.1) < 1e-9;
+	const struct sim_result *ref = sc->reference && eps_ok ? sim_reference(strat, n) :
+				       NULL;
 
 	printf("%-8s %6u | %9.2f %9.2f %5.2f %5.2f | %9.2f %5.2f", strat, n, r->efficiency,
 	       r->loss, r->fairness, r->stability, r->goodput, r->agent_fairness);
