@@ -77,6 +77,15 @@ static bool print_row(const struct sim_scenario *sc, const char *strat, unsigned
 	return true;
 }
 
+static double total_capacity(const struct sim_scenario *sc)
+{
+	double c = 0;
+
+	for (unsigned p = 0; p < sc->npaths; p++)
+		c += sc->paths[p].capacity_mbit;
+	return c;
+}
+
 static int run_cell(const struct sim_scenario *sc, const char *strat, unsigned n,
 		    const char *trace_dir, FILE *csv, struct sim_carry *carry,
 		    double require)
@@ -109,6 +118,12 @@ static int run_cell(const struct sim_scenario *sc, const char *strat, unsigned n
 	if (rc < 0)
 		return -1;
 	sim_metrics_result(&m, &r);
+	if (sc->model == SIM_MODEL_TUNNEL && r.goodput > 1.01 * total_capacity(sc)) {
+		fprintf(stderr, "mptund-sim: %s %u: goodput %.2f above the paths' %.2f "
+			"Mbit/s: the bottleneck coupling is broken\n", strat, n, r.goodput,
+			total_capacity(sc));
+		return -1;
+	}
 	rc = print_row(sc, strat, n, &r, csv, require) ? 0 : 1;
 	fflush(stdout);
 	return rc;
