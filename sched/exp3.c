@@ -33,19 +33,19 @@
 
 #include "sched_modules.h"
 
-#define EXP3_FLOWS_MAX 56	/* keeps struct exp3 within MPT_SCHED_PRIV_SIZE */
+#define EXP3_FLOWS_MAX 64
 
 struct exp3_flow {
 	uint32_t hash;
 	uint32_t loss_mark;		/* path's loss_events at the last step */
-	uint64_t seen;
-	uint64_t next_step;		/* no step before this */
-	uint64_t backoff;		/* ns */
-	uint64_t step_at;		/* start of the reward's measurement */
-	uint64_t sent, delivered;	/* bytes of the flow since step_at */
-	uint32_t own_losses;		/* on_flow losses since the last step */
+	uint32_t backoff_us;		/* us (up to 71 min; the cap is at most 1 h) */
+	uint16_t own_losses;		/* on_flow losses since the last step */
 	uint8_t path;
 	bool used;
+	uint64_t seen;
+	uint64_t next_step;		/* no step before this */
+	uint64_t step_at;		/* start of the reward's measurement */
+	uint64_t sent, delivered;	/* bytes of the flow since step_at */
 	double w[MPT_MAX_PATHS];
 };
 
@@ -175,7 +175,7 @@ static void exp3_flow_start(struct exp3 *e, const struct mpt_sched_ctx *ctx,
 	for (unsigned i = 0; i < MPT_MAX_PATHS; i++)
 		f->w[i] = all && i < ctx->npaths ?
 			(double)ctx->paths[i].capacity / (double)cmax : 1.0;
-	f->backoff = (uint64_t)(e->backoff_base_ms * 1e6);
+	f->backoff_us = (uint32_t)(e->backoff_base_ms * 1e3);
 	f->next_step = 0;
 	f->own_losses = 0;
 }
@@ -304,11 +304,11 @@ static void exp3_step(struct exp3 *e, const struct mpt_sched_ctx *ctx,
 		f->path = (uint8_t)next;
 		e->moves++;
 		/* the doubled backoff is the wait before the next step */
-		f->backoff = MPT_MIN(2 * f->backoff, (uint64_t)(e->backoff_max_ms * 1e6));
+		f->backoff_us = (uint32_t)MPT_MIN(2.0 * f->backoff_us, e->backoff_max_ms * 1e3);
 	} else {
-		f->backoff = (uint64_t)(e->backoff_base_ms * 1e6);
+		f->backoff_us = (uint32_t)(e->backoff_base_ms * 1e3);
 	}
-	f->next_step = ctx->now + f->backoff;
+	f->next_step = ctx->now + (uint64_t)f->backoff_us * 1000;
 	exp3_mark(e, ctx, f);
 	exp3_refresh_stats(e, ctx);
 }
@@ -401,7 +401,7 @@ static void exp3_on_flow(void *priv, const struct mpt_sched_ctx *ctx, uint32_t h
 		if (!f->used || f->hash != hash || f->path != path)
 			continue;
 		f->delivered += acked_bytes;
-		if (lost_bytes)
+		if (lost_bytes && f->own_losses < UINT16_MAX)
 			f->own_losses++;
 		return;
 	}

@@ -38,6 +38,21 @@ struct tunnel {
 	double *offer;			/* n x k, bytes in the last step + queued */
 };
 
+/* Sent-packet ring per path: 4 x the largest path's BDP plus buffer per agent, at
+ * least 1024 packets (simlink's default of 65536 costs 12 MB a session). */
+static uint32_t tunnel_ring(const struct sim_scenario *sc, unsigned n)
+{
+	double most = 0;
+
+	for (unsigned p = 0; p < sc->npaths; p++) {
+		const struct sim_pathspec *ps = &sc->paths[p];
+		double bdp = ps->capacity_mbit * 1e6 / 8 * ps->rtt_ms / 1e3;
+
+		most = MPT_MAX(most, 4 * bdp * (1 + ps->buffer_bdp) / n / MSS);
+	}
+	return (uint32_t)MPT_MIN(MPT_MAX(most, 1024.0), 65536.0);
+}
+
 static struct sim_session *tunnel_agent(const struct sim_scenario *sc, const char *sched,
 					unsigned i, unsigned n)
 {
@@ -67,6 +82,7 @@ static struct sim_session *tunnel_agent(const struct sim_scenario *sc, const cha
 								   4.0 * MSS) },
 		};
 	}
+	cfg.ring_pkts = tunnel_ring(sc, n);
 	s = sim_session_new(&cfg);
 	if (!s)
 		return NULL;

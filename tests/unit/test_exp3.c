@@ -245,6 +245,51 @@ static void test_backoff(void **state)
 	assert_true(stat(ops, "backoff_skips", 0) > 19000);
 }
 
+/*
+ * Signals and reward from the core's per-flow report (on_flow): once the core reports,
+ * a loss on the flow's path that is not the flow's own is no signal, the flow's own
+ * loss is; the reward is the flow's delivered bytes, not what it sent. Inner TCP
+ * retransmissions and CWR are signals too.
+ */
+static void test_own_signals(void **state)
+{
+	struct mpt_path_view v[3];
+	struct mpt_rng rng;
+	struct mpt_sched_ctx ctx = { .paths = v, .npaths = 3, .rng = &rng, .now = 1 };
+	struct mpt_pkt_meta pkt = { .len = 1200, .flow_hash = 5 };
+	const char *kv[] = { "backoff_base_ms", "1", "backoff_max_ms", "1", NULL };
+	const struct mpt_sched_ops *ops;
+	unsigned p;
+
+	views(v);
+	mpt_rng_seed(&rng, 26);
+	ops = setup(kv, &ctx);
+	p = (unsigned)__builtin_ctz(ops->pick(priv, &ctx, &pkt));
+	ops->on_flow(priv, &ctx, 5, p, 60000, 0);	/* 60 kB delivered in 2 ms */
+	ops->on_flow(priv, &ctx, 99, p, 0, 1200);	/* another flow's loss */
+	ops->on_loss(priv, &ctx, p, 1200);
+	ctx.now += 2 * MPT_NSEC_PER_MSEC;
+	ops->pick(priv, &ctx, &pkt);
+	assert_true(stat(ops, "steps", 0) == 0);
+	ops->on_flow(priv, &ctx, 5, p, 0, 1200);	/* its own loss: a step */
+	p = (unsigned)__builtin_ctz(ops->pick(priv, &ctx, &pkt));
+	assert_true(stat(ops, "steps", 0) == 1);
+	assert_true(stat(ops, "loss_signals", 0) == 1);
+	/* x = 60000 B / 2 ms / 30 MB/s = 1 (the sent 2400 B would give 0.04) */
+	assert_true(fabs(stat(ops, "reward", 0) - 1.0) < 1e-12);
+
+	ctx.now += 2 * MPT_NSEC_PER_MSEC;
+	pkt.tcp_retrans = true;
+	ops->pick(priv, &ctx, &pkt);
+	assert_true(stat(ops, "loss_signals", 0) == 2);
+	pkt.tcp_retrans = false;
+	ctx.now += 2 * MPT_NSEC_PER_MSEC;
+	pkt.tcp_flags = MPT_TCP_FLAG_CWR;
+	ops->pick(priv, &ctx, &pkt);
+	assert_true(stat(ops, "mark_signals", 0) == 1);
+	assert_true(stat(ops, "steps", 0) == 3);
+}
+
 static void test_flow_table(void **state)
 {
 	struct mpt_path_view v[3];
@@ -280,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_k_and_new_flows),
 		cmocka_unit_test(test_moves_only_on_congestion),
 		cmocka_unit_test(test_backoff),
+		cmocka_unit_test(test_own_signals),
 		cmocka_unit_test(test_flow_table),
 	};
 

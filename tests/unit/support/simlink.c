@@ -40,11 +40,6 @@ static void fifo_push_at(struct fifo *f, uint32_t len, uint64_t at)
 	f->bytes += len;
 }
 
-static void fifo_push(struct fifo *f, uint32_t len)
-{
-	fifo_push_at(f, len, 0);
-}
-
 static uint32_t fifo_peek(const struct fifo *f)
 {
 	return f->len[f->head];
@@ -194,13 +189,18 @@ static void queue_pop(struct sim_session *s)
 
 static void pacer_kick(struct sim_session *s, unsigned i);
 
-static void hand_to_path(struct sim_session *s, unsigned i, uint32_t len)
+static void hand_to_path(struct sim_session *s, unsigned i, uint32_t len, uint32_t flow)
 {
 	struct sim_path *p = &s->p[i];
 
 	p->st.handed_pkts++;
 	p->st.handed_bytes += len;
-	fifo_push(&p->pacer, len);
+	fifo_push_at(&p->pacer, len, flow);
+}
+
+static uint32_t queue_flow(const struct sim_session *s)
+{
+	return (uint32_t)(s->flow_seq % s->cfg.nflows) + 1;
 }
 
 /* Ask the scheduler about the head packet until it holds or the queue is empty. */
@@ -214,7 +214,7 @@ void sim_schedule(struct sim_session *s)
 		struct mpt_sched_ctx ctx = sim_sched_ctx(s);
 		struct mpt_pkt_meta meta = {
 			.len = queue_head(s),
-			.flow_hash = (uint32_t)(s->flow_seq % s->cfg.nflows) + 1,
+			.flow_hash = queue_flow(s),
 			.proto = 17,
 		};
 		uint32_t mask = s->sops->pick(s->spriv, &ctx, &meta);
@@ -226,7 +226,7 @@ void sim_schedule(struct sim_session *s)
 			break;
 		for (unsigned i = 0; i < s->npaths; i++)
 			if (mask & (1u << i))
-				hand_to_path(s, i, meta.len);
+				hand_to_path(s, i, meta.len, meta.flow_hash);
 		queue_pop(s);
 	}
 	for (unsigned i = 0; i < s->npaths; i++)
@@ -291,13 +291,32 @@ static void link_enqueue(struct sim_session *s, unsigned i, uint64_t pn, uint32_
 	ev_push(s, e);
 }
 
-static void send_one(struct sim_session *s, unsigned i, uint32_t len)
+/* The scheduler's per-flow report (ops->on_flow): the packet's flow hash and length
+ * ride in recovery's owner pointer and come back once, acked or lost. */
+_Static_assert(sizeof(void *) >= sizeof(uint64_t), "flow tag needs 64-bit pointers");
+
+void sim_flow_release(void *arg, void *data, bool lost)
+{
+	struct sim_path *p = arg;
+	struct sim_session *s = p->sess;
+	uint64_t tag = (uint64_t)(uintptr_t)data;
+	uint32_t flow = (uint32_t)(tag >> 32), len = (uint32_t)tag;
+	struct mpt_sched_ctx ctx = sim_sched_ctx(s);
+
+	s->sops->on_flow(s->spriv, &ctx, flow, p->idx, lost ? 0 : len, lost ? len : 0);
+}
+
+static void send_one(struct sim_session *s, unsigned i, uint32_t len, uint32_t flow)
 {
 	struct sim_path *p = &s->p[i];
 	struct mpt_cc_path cp;
 	bool was_empty = p->rec.in_flight == 0;
 
-	mpt_recovery_on_sent(&p->rec, p->next_pn, len, s->now);
+	if (s->sops->on_flow)
+		mpt_recovery_on_sent_data(&p->rec, p->next_pn, len, s->now,
+					  (void *)(uintptr_t)((uint64_t)flow << 32 | len));
+	else
+		mpt_recovery_on_sent(&p->rec, p->next_pn, len, s->now);
 	cp = sim_cc_path(p);
 	if (p->ops->on_sent)
 		p->ops->on_sent(&p->cc, &cp, len, s->now);
@@ -329,7 +348,7 @@ static void pacer_kick(struct sim_session *s, unsigned i)
 		mpt_recovery_on_app_limited(&p->rec);
 
 	while (p->pacer.n && !p->pacer_armed) {
-		uint32_t len = fifo_peek(&p->pacer);
+		uint32_t len = fifo_peek(&p->pacer), flow;
 
 		if (p->rec.in_flight >= p->cc.cwnd || !mpt_recovery_can_send(&p->rec))
 			break;		/* an ACK will kick again */
@@ -344,8 +363,9 @@ static void pacer_kick(struct sim_session *s, unsigned i)
 			}
 			p->tokens -= len;
 		}
+		flow = (uint32_t)p->pacer.at[p->pacer.head];
 		sim_fifo_pop(&p->pacer);
-		send_one(s, i, len);
+		send_one(s, i, len, flow);
 	}
 }
 
@@ -420,15 +440,17 @@ static void on_pto(struct sim_session *s, unsigned i)
 	p->pto_backoff++;
 	/* RFC 9002 6.2.4: a probe carrying new data, past cwnd */
 	if (p->pacer.n) {
-		send_one(s, i, sim_fifo_pop(&p->pacer));
+		uint32_t flow = (uint32_t)p->pacer.at[p->pacer.head];
+
+		send_one(s, i, sim_fifo_pop(&p->pacer), flow);
 		p->st.probes++;
 	} else if (!queue_empty(s)) {
-		uint32_t len = queue_head(s);
+		uint32_t len = queue_head(s), flow = queue_flow(s);
 
 		queue_pop(s);
 		p->st.handed_pkts++;
 		p->st.handed_bytes += len;
-		send_one(s, i, len);
+		send_one(s, i, len, flow);
 		p->st.probes++;
 	}
 	arm_pto(s, i);

@@ -96,6 +96,8 @@ struct sim_session_cfg {
 	sim_hook_fn hook;
 	void *hook_arg;
 	uint64_t hook_interval_ns;	/* 0: after every event */
+	uint32_t ring_pkts;		/* sent-packet ring per path (packets in flight
+					 * at most); default 65536 */
 };
 
 struct sim_path_stats {

@@ -31,7 +31,8 @@ struct event {
 
 struct fifo {
 	uint32_t *len;
-	uint64_t *at;			/* when each entry was pushed */
+	uint64_t *at;			/* scheduler queue: when each entry was pushed;
+					 * pacer: the packet's flow hash */
 	size_t head, n, cap;
 	uint64_t bytes;
 };
@@ -46,6 +47,8 @@ struct rx_state {
 };
 
 struct sim_path {
+	struct sim_session *sess;	/* owner, for the per-flow report */
+	unsigned idx;
 	struct sim_path_cfg cfg;
 	char name[MPT_NAME_LEN];
 	bool up;
@@ -93,5 +96,6 @@ struct mpt_sched_ctx sim_sched_ctx(struct sim_session *s);
 void sim_schedule(struct sim_session *s);
 void sim_ev_at(struct sim_session *s, uint64_t t, uint8_t type, unsigned path);
 uint32_t sim_fifo_pop(struct fifo *f);
+void sim_flow_release(void *arg, void *data, bool lost);
 
 #endif

@@ -41,9 +41,14 @@ static int path_init(struct sim_session *s, unsigned i)
 		fprintf(stderr, "simlink: path %s: no controller '%s'\n", p->name, c->cc);
 		return -ENOENT;
 	}
-	err = mpt_recovery_init(&p->rec, NULL, 1u << 16);
+	err = mpt_recovery_init(&p->rec, NULL,
+				s->cfg.ring_pkts ? s->cfg.ring_pkts : 1u << 16);
 	if (err)
 		return err;
+	p->sess = s;
+	p->idx = i;
+	if (s->sops->on_flow)
+		mpt_recovery_set_release(&p->rec, sim_flow_release, p);
 	p->up = !c->down;
 	mpt_cc_prepare(&p->cc, p->ops);
 	cp = sim_cc_path(p);
@@ -110,6 +115,7 @@ void sim_session_free(struct sim_session *s)
 		free(s->heap[k].ack);
 	free(s->heap);
 	for (unsigned i = 0; i < s->npaths; i++) {
+		mpt_recovery_set_release(&s->p[i].rec, NULL, NULL);
 		mpt_recovery_free(&s->p[i].rec);
 		free(s->p[i].pacer.len);
 		free(s->p[i].pacer.at);
