@@ -26,6 +26,8 @@ static const char *path_state(const struct mpt_path *p)
 {
 	if (!p->admin_up)
 		return "admin_down";
+	if (p->peer_out)
+		return "peer_down";
 	if (!p->link_ok)
 		return "down";
 	if (p->alive)
@@ -438,6 +440,7 @@ static int h_path(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *
 				if (p->admin_up)
 					p->next_probe_ns = now;
 				mpt_session_path_changed(s, p, now);
+				mpt_session_status_changed(s, p, now);
 			}
 			mpt_daemon_mark(d, s);
 		}

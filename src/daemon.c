@@ -94,6 +94,7 @@ static void refresh_links(struct mpt_daemon *d)
 				s->hs_next_ns = now;
 		}
 		mpt_session_path_changed(s, p, now);
+		mpt_session_status_changed(s, p, now);
 	}
 	mpt_daemon_flush_dirty(d, now);
 }

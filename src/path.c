@@ -156,6 +156,8 @@ void mpt_path_restart(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t no
 	mpt_pktq_purge(&p->lostq, pool);	/* for the old peer: not re-sent */
 	mpt_acktrack_init(&p->ackt, p->id, MPT_ACK_DEFAULT_MAX_DELAY_NS, 4);
 	p->ackf_rx_any = false;
+	p->peer_out = false;
+	p->status_seq = 0;
 	p->ackf_threshold = 0;
 	p->ackf_delay_us = 0;
 	p->rec.params.max_ack_delay_ns = MPT_ACK_DEFAULT_MAX_DELAY_NS;

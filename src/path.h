@@ -67,6 +67,9 @@ struct mpt_path {
 	/* liveness */
 	bool link_ok;			/* device up and addressed (netmon) */
 	bool admin_up;			/* mptund-ctl path NAME up|down */
+	bool peer_out;			/* anchor: the UE took the path out of use */
+	uint32_t status_seq;		/* UE: PATH_STATUS sent / anchor: applied */
+	uint8_t status_repeat;		/* UE: probes still to repeat an "in use" */
 	bool alive;			/* round trips proven recently */
 	uint64_t last_rx_ns;		/* the latest proof */
 	uint64_t alive_since_ns;	/* when it last became alive */
@@ -108,7 +111,8 @@ struct mpt_path {
 /* Usable by the scheduler. */
 static inline bool mpt_path_usable(const struct mpt_path *p)
 {
-	return p->used && p->link_ok && p->admin_up && p->alive && p->remote_len;
+	return p->used && p->link_ok && p->admin_up && !p->peer_out && p->alive &&
+	       p->remote_len;
 }
 
 /* IP and UDP header bytes of the path's datagrams (IPv4, also v4-mapped, or IPv6). */

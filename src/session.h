@@ -193,6 +193,13 @@ size_t mpt_session_ackf_append(struct mpt_session *s, struct mpt_path *p, uint8_
 			       size_t room, uint64_t now);
 void mpt_session_on_ackf(struct mpt_session *s, const struct mpt_ack_frequency *a);
 
+/* PATH_STATUS (session_status.c): the UE's paths in or out of use, told to the
+ * anchor; append the frames due into a PROBE; apply the UE's on the anchor. */
+size_t mpt_session_pstat_append(struct mpt_session *s, uint8_t *pos, size_t room);
+void mpt_session_status_changed(struct mpt_session *s, struct mpt_path *p, uint64_t now);
+void mpt_session_on_pstat(struct mpt_session *s, const struct mpt_path_status *ps,
+			  uint64_t now);
+
 /* Path MTU (session_pmtu.c). */
 #define MPT_PICK_DROPPED	0x80000000u	/* the head packet fit no path: dropped */
 void mpt_session_pmtu_timer(struct mpt_session *s, struct mpt_path *p, uint64_t now);

@@ -231,6 +231,9 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 		case MPT_FRAME_ACK_FREQUENCY:
 			mpt_session_on_ackf(s, &f.u.ackf);
 			break;
+		case MPT_FRAME_PATH_STATUS:
+			mpt_session_on_pstat(s, &f.u.pstat, now);
+			break;
 		case MPT_FRAME_PADDING:
 			break;
 		}

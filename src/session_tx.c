@@ -325,6 +325,7 @@ void mpt_session_send_probe(struct mpt_session *s, struct mpt_path *p, uint64_t 
 		return;
 	flen = (size_t)n;
 	flen += mpt_session_ackf_append(s, p, buf + MPT_WIRE_HDR_LEN + flen, room - flen, now);
+	flen += mpt_session_pstat_append(s, buf + MPT_WIRE_HDR_LEN + flen, room - flen);
 	flen += append_ack(p, buf + MPT_WIRE_HDR_LEN + flen, room - flen, now);
 	if (seal_and_send(s, p, buf, flen, sizeof(buf), true, now) > 0)
 		p->st.probes_tx++;

@@ -33,6 +33,7 @@ static const char *const reason_names[MPT_WIRE_REASON_COUNT] = {
 	[MPT_WIRE_PROBE_BAD_NAME]	= "probe-bad-name",
 	[MPT_WIRE_PROBE_ACK_LENGTH]	= "probe-ack-length",
 	[MPT_WIRE_ACKF_BAD]		= "ack-frequency-bad",
+	[MPT_WIRE_PSTAT_BAD]		= "path-status-bad",
 	[MPT_WIRE_DECRYPT]		= "decrypt",
 	[MPT_WIRE_REPLAY]		= "replay",
 	[MPT_WIRE_UNKNOWN_INDEX]	= "unknown-index",
@@ -251,6 +252,22 @@ int mpt_frame_ackf_encode(uint8_t *buf, size_t cap, const struct mpt_ack_frequen
 	return MPT_FRAME_HDR_LEN + MPT_ACKF_LEN;
 }
 
+int mpt_frame_pstat_encode(uint8_t *buf, size_t cap, const struct mpt_path_status *ps)
+{
+	uint8_t *b = buf + MPT_FRAME_HDR_LEN;
+	int err = frame_room(cap, MPT_PSTAT_LEN);
+
+	if (err)
+		return err;
+	if (ps->path_id >= MPT_MAX_PATHS || ps->in_use > 1)
+		return -EINVAL;
+	put_frame_hdr(buf, MPT_FRAME_PATH_STATUS, MPT_PSTAT_LEN);
+	b[MPT_PSTAT_OFF_PATH] = ps->path_id;
+	mpt_put_u32(b + MPT_PSTAT_OFF_SEQ, ps->seq);
+	b[MPT_PSTAT_OFF_STATUS] = ps->in_use;
+	return MPT_FRAME_HDR_LEN + MPT_PSTAT_LEN;
+}
+
 int mpt_frame_padding_encode(uint8_t *buf, size_t cap, size_t total)
 {
 	int err;
@@ -377,6 +394,20 @@ static int decode_ackf(struct mpt_frame *f)
 	return MPT_WIRE_OK;
 }
 
+static int decode_pstat(struct mpt_frame *f)
+{
+	struct mpt_path_status *ps = &f->u.pstat;
+
+	if (f->len != MPT_PSTAT_LEN)
+		return MPT_WIRE_PSTAT_BAD;
+	ps->path_id = f->body[MPT_PSTAT_OFF_PATH];
+	ps->seq = mpt_get_u32(f->body + MPT_PSTAT_OFF_SEQ);
+	ps->in_use = f->body[MPT_PSTAT_OFF_STATUS];
+	if (ps->path_id >= MPT_MAX_PATHS || ps->in_use > 1)
+		return MPT_WIRE_PSTAT_BAD;
+	return MPT_WIRE_OK;
+}
+
 int mpt_frame_next(const uint8_t **pos, const uint8_t *end, struct mpt_frame *f)
 {
 	const uint8_t *p = *pos;
@@ -416,6 +447,9 @@ int mpt_frame_next(const uint8_t **pos, const uint8_t *end, struct mpt_frame *f)
 		break;
 	case MPT_FRAME_ACK_FREQUENCY:
 		why = decode_ackf(f);
+		break;
+	case MPT_FRAME_PATH_STATUS:
+		why = decode_pstat(f);
 		break;
 	default:
 		why = MPT_WIRE_FRAME_UNKNOWN;

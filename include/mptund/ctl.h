@@ -102,7 +102,7 @@ enum mpt_ctl_kind {
 	X("session.#.reorder.released_overflow", COUNTER, "packets released by a full buffer") \
 	X("session.#.reorder.duplicates", COUNTER, "duplicate packets discarded") \
 	X("session.#.path.#.name", INFO, "path name from the configuration") \
-	X("session.#.path.#.state", INFO, "up, down, admin_down or probing") \
+	X("session.#.path.#.state", INFO, "up, down, admin_down, peer_down (the UE took it out of use) or probing") \
 	X("session.#.path.#.cc_state", INFO, "congestion controller state (startup, probe_bw, ...)") \
 	X("session.#.path.#.local", INFO, "local address:port") \
 	X("session.#.path.#.remote", INFO, "peer address:port") \

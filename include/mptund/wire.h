@@ -95,6 +95,7 @@ enum mpt_frame_type {
 	MPT_FRAME_PROBE		= 3,	/* path liveness, carries the sender's path info */
 	MPT_FRAME_PROBE_ACK	= 4,	/* echoes probe id and timestamp */
 	MPT_FRAME_ACK_FREQUENCY	= 5,	/* how often the peer should ACK a path */
+	MPT_FRAME_PATH_STATUS	= 6,	/* the UE takes a path out of or into use */
 };
 #define MPT_FRAME_HDR_LEN	3
 #define MPT_FRAME_MAX_BODY	65535
@@ -135,6 +136,20 @@ enum mpt_frame_type {
 #define MPT_ACKF_OFF_DELAY	7	/* u32 max ACK delay, microseconds */
 #define MPT_ACKF_LEN		11
 
+/* PATH_STATUS body: 6 bytes. The UE says a path is out of use (mptund-ctl path X down,
+ * its device down) or in use again; the anchor stops or resumes sending on it. Sent on
+ * the other paths at once, and with every PROBE while the path is out of use. */
+#define MPT_PSTAT_OFF_PATH	0	/* u8 path id */
+#define MPT_PSTAT_OFF_SEQ	1	/* u32 sequence number: a higher one replaces */
+#define MPT_PSTAT_OFF_STATUS	5	/* u8 0 = out of use, 1 = in use */
+#define MPT_PSTAT_LEN		6
+
+struct mpt_path_status {
+	uint8_t path_id;
+	uint32_t seq;
+	uint8_t in_use;
+};
+
 struct mpt_ack_frequency {
 	uint8_t path_id;
 	uint32_t seq;
@@ -174,6 +189,7 @@ enum mpt_wire_reason {
 	MPT_WIRE_PROBE_BAD_NAME,	/* not NUL-terminated / NUL-padded */
 	MPT_WIRE_PROBE_ACK_LENGTH,
 	MPT_WIRE_ACKF_BAD,		/* ACK_FREQUENCY of a bad length, path or value */
+	MPT_WIRE_PSTAT_BAD,		/* PATH_STATUS of a bad length, path or value */
 	/* Reasons found by the crypto layers, listed here so there is one table. */
 	MPT_WIRE_DECRYPT,		/* AEAD tag check failed */
 	MPT_WIRE_REPLAY,		/* packet number seen or too old */
@@ -235,6 +251,7 @@ struct mpt_frame {
 			uint64_t timestamp;
 		} probe_ack;
 		struct mpt_ack_frequency ackf;
+		struct mpt_path_status pstat;
 	} u;
 };
 
@@ -264,6 +281,7 @@ int mpt_frame_ack_encode(uint8_t *buf, size_t cap, const struct mpt_ack_info *ac
 int mpt_frame_probe_encode(uint8_t *buf, size_t cap, const struct mpt_probe *p);
 int mpt_frame_probe_ack_encode(uint8_t *buf, size_t cap, uint32_t id, uint64_t timestamp);
 int mpt_frame_ackf_encode(uint8_t *buf, size_t cap, const struct mpt_ack_frequency *a);
+int mpt_frame_pstat_encode(uint8_t *buf, size_t cap, const struct mpt_path_status *ps);
 /* A padding frame of exactly total bytes (>= MPT_FRAME_HDR_LEN), zero body. */
 int mpt_frame_padding_encode(uint8_t *buf, size_t cap, size_t total);
 

@@ -17,7 +17,8 @@
 #  2. ping -s 1200 and a ping of the full inner MTU with DF pass; no router fragments;
 #  3. TCP both ways, greedy: no outer fragment, no local EMSGSIZE on the 1500 path
 #     (the exact overhead: a full packet with a piggybacked ACK never exceeds it);
-#  4. path 1 taken down: a full-size DF ping gets ICMP "fragmentation needed" from the
+#  4. path 1 taken down on the UE (the anchor told at once: PATH_STATUS): a full-size
+#     DF ping gets ICMP "fragmentation needed" from the
 #     tunnel with the path's inner MTU, smaller pings pass, a TCP flow runs (its MSS
 #     lowered) in both directions;
 #  5. path 1's MTU falls to 1280 mid-flow (both routers' links, no ICMP): the anchor
@@ -193,9 +194,12 @@ check "no EMSGSIZE on the 1500 path, either side" \
 log "small path carried: UE $(ctl ue session.0.path.1.data_tx_pkts)," \
 	"anchor $(ctl anchor session.0.path.1.data_tx_pkts) data packets"
 
-# 4. only the small path
+# 4. only the small path; the UE's admin down reaches the anchor (PATH_STATUS)
 "$MPTCTL" -s "$TMP/ue.sock" path big down >/dev/null
-sleep 0.5
+sleep 0.2
+check "the anchor stops using path big within 0.2 s of the UE's admin down" \
+	[ "$(ctl anchor session.0.path.0.state)" = peer_down ]
+sleep 0.3
 ip netns exec $NS_UE ping -c 2 -i 0.2 -W 1 -M do -s $((1409 - 28)) 10.2.0.2 \
 	> "$TMP/ping-big.txt" 2>&1
 check "a too-big DF ping is answered with frag needed (mtu 1209)" \
@@ -212,7 +216,10 @@ check "TCP down on the small path alone (> 0.7 x its rate)" \
 check "TCP up on the small path alone (> 0.7 x its rate)" \
 	awk -v g="$up1" -v r=$RATE_MBIT 'BEGIN { exit !(g > 0.7 * r) }'
 "$MPTCTL" -s "$TMP/ue.sock" path big up >/dev/null
-sleep 1
+sleep 0.5
+check "and uses it again after the UE's admin up" \
+	[ "$(ctl anchor session.0.path.0.state)" = up ]
+sleep 0.5
 
 # 5. path big's MTU falls to 1280 mid-flow, silently
 bh0=$(ctl anchor session.0.path.0.black_holes)

@@ -253,6 +253,9 @@ static void test_frame_rejects(void **state)
 		  MPT_WIRE_PROBE_BAD_NAME },
 		{ "probe ack short", { 4, 0, 11 }, 14, MPT_WIRE_PROBE_ACK_LENGTH },
 		{ "ack frequency short", { 5, 0, 10 }, 13, MPT_WIRE_ACKF_BAD },
+		{ "path status long", { 6, 0, 7 }, 10, MPT_WIRE_PSTAT_BAD },
+		{ "path status bad path", { 6, 0, 6, 9, 0, 0, 0, 1, 1 }, 9, MPT_WIRE_PSTAT_BAD },
+		{ "path status bad value", { 6, 0, 6, 1, 0, 0, 0, 1, 2 }, 9, MPT_WIRE_PSTAT_BAD },
 		{ "ack frequency bad path", { 5, 0, 11, 200, 0, 0, 0, 1, 0, 4, 0, 0, 3, 0 }, 14,
 		  MPT_WIRE_ACKF_BAD },
 		{ "ack frequency zero threshold", { 5, 0, 11, 0, 0, 0, 0, 1, 0, 0, 0, 0, 3, 0 },
@@ -306,10 +309,29 @@ static void test_ack_frequency_roundtrip(void **state)
 	assert_int_equal(mpt_frame_ackf_encode(buf, sizeof(buf), &a), -EINVAL);
 }
 
+static void test_path_status_roundtrip(void **state)
+{
+	struct mpt_path_status ps = { .path_id = 2, .seq = 7, .in_use = 0 };
+	uint8_t buf[16];
+	const uint8_t *pos = buf;
+	struct mpt_frame f;
+	int n = mpt_frame_pstat_encode(buf, sizeof(buf), &ps);
+
+	assert_int_equal(n, MPT_FRAME_HDR_LEN + MPT_PSTAT_LEN);
+	assert_int_equal(mpt_frame_next(&pos, buf + n, &f), 1);
+	assert_int_equal(f.type, MPT_FRAME_PATH_STATUS);
+	assert_int_equal(f.u.pstat.path_id, 2);
+	assert_int_equal(f.u.pstat.seq, 7);
+	assert_int_equal(f.u.pstat.in_use, 0);
+	ps.in_use = 3;
+	assert_int_equal(mpt_frame_pstat_encode(buf, sizeof(buf), &ps), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ack_frequency_roundtrip),
+		cmocka_unit_test(test_path_status_roundtrip),
 		cmocka_unit_test(test_header_round_trip),
 		cmocka_unit_test(test_header_rejects),
 		cmocka_unit_test(test_classify),
