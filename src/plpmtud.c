@@ -15,6 +15,7 @@ void mpt_plpmtud_init(struct mpt_plpmtud *m, uint16_t base, uint16_t max, uint16
 	m->fail = (uint16_t)(max + 1u);
 	m->state = MPT_PMTU_BASE;
 	m->optimistic = true;
+	m->raise_ns = MPT_PMTU_RAISE_NS;
 	if (pinned) {
 		m->plpmtu = pinned;
 		m->state = MPT_PMTU_PINNED;
@@ -94,10 +95,15 @@ static unsigned next_round(struct mpt_plpmtud *m, uint16_t *sizes)
 
 static void complete(struct mpt_plpmtud *m, uint64_t now)
 {
+	if (m->raise_from) {		/* a raise search: did it find more? */
+		m->raise_ns = m->plpmtu > m->raise_from ? MPT_PMTU_RAISE_NS
+			: (2 * m->raise_ns < MPT_PMTU_RAISE_NS ? 2 * m->raise_ns : MPT_PMTU_RAISE_NS);
+		m->raise_from = 0;
+	}
 	m->state = MPT_PMTU_COMPLETE;
 	m->optimistic = false;
 	m->hint = 0;
-	m->raise_at_ns = now + MPT_PMTU_RAISE_NS;
+	m->raise_at_ns = now + m->raise_ns;
 }
 
 static bool wants_small(const struct mpt_plpmtud *m)
@@ -171,6 +177,7 @@ unsigned mpt_plpmtud_due(struct mpt_plpmtud *m, uint64_t now,
 		if (now < m->raise_at_ns)
 			return 0;
 		m->fail = (uint16_t)(m->max + 1u);	/* RFC 8899 PMTU_RAISE_TIMER */
+		m->raise_from = m->plpmtu;
 		research(m, now);
 	}
 	n = next_round(m, sizes);
@@ -294,6 +301,8 @@ bool mpt_plpmtud_on_data(struct mpt_plpmtud *m, uint16_t size, uint64_t sent_ns,
 	if (!(m->big_lost >= MPT_PMTU_BH_LOSSES && m->small_ok))
 		return false;
 	m->black_holes++;
+	m->raise_ns = MPT_PMTU_RAISE_FAST_NS;
+	m->raise_from = 0;
 	if (size < m->fail)
 		m->fail = size;
 	m->plpmtu = m->base;

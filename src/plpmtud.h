@@ -53,6 +53,10 @@
 #define MPT_PMTU_RAISE_NS	(60ULL * 1000000000ULL)	/* RFC 8899: 600 s; access links
 					 * change MTU on handover, and a raise costs one
 					 * probe a minute per path */
+#define MPT_PMTU_RAISE_FAST_NS	(5ULL * 1000000000ULL)	/* the first raise after a
+					 * black hole: a path MTU that fell on a handover often
+					 * comes back with the next; doubled per raise that finds
+					 * nothing, up to MPT_PMTU_RAISE_NS */
 #define MPT_PMTU_BH_LOSSES	3	/* full-size losses in a row for a black hole */
 #define MPT_PMTU_PROBE_FLAG	0x80000000u	/* PROBE id: an MTU probe, size in 30..16 */
 
@@ -81,6 +85,8 @@ struct mpt_plpmtud {
 	uint16_t seq;			/* low bits of probe ids */
 	uint64_t probe_deadline_ns;
 	uint64_t raise_at_ns;
+	uint64_t raise_ns;		/* the current raise interval */
+	uint16_t raise_from;		/* PLPMTU when a raise search began, 0 none */
 
 	/* black-hole detector */
 	uint32_t big_lost;		/* full-size data losses in a row */

@@ -62,6 +62,7 @@ struct mpt_session_stats {
 	uint64_t repair_given_up;		/* lost again, or Recovery = off */
 	uint64_t too_big_drops;			/* fit no path (session_pmtu.c) */
 	uint64_t ptb_sent;			/* ICMP too big written to the TUN */
+	uint64_t ptb_soft;			/* the same for packets sent on larger paths */
 	uint64_t mss_clamped;			/* TCP SYNs whose MSS was lowered */
 };
 

@@ -129,6 +129,28 @@ static void too_big(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t largest
 	mpt_pkt_put(&d->pool, pkt);
 }
 
+/*
+ * A packet that some usable path cannot carry is sent on the others, and its sender
+ * is told the smallest path's size by an ICMP too big (ClampMSS): a TCP flow that
+ * started before a path's MTU fell (the SYN clamp came too late) lowers its segments
+ * and every path carries it again. Linux retransmits the unacknowledged larger
+ * segments once on such a message (tcp_simple_retransmit): a one-off cost. At most one
+ * message per 10 ms per session.
+ */
+static void soft_ptb(struct mpt_session *s, const struct mpt_pkt *pkt, uint64_t now)
+{
+	uint8_t msg[MPT_ICMP_PTB_MAX];
+	size_t n;
+
+	if (now - s->last_ptb_ns < 10 * MPT_NSEC_PER_MSEC || pkt->meta.proto != 6)
+		return;
+	n = mpt_icmp_ptb_build(msg, sizeof(msg), pkt->data, pkt->len, s->clamp_mtu);
+	if (n && mpt_tun_write(&s->d->tun, msg, n) >= 0) {
+		s->st.ptb_soft++;
+		s->last_ptb_ns = now;
+	}
+}
+
 uint32_t mpt_session_min_fit(const struct mpt_session *s, uint32_t usable)
 {
 	uint32_t m = UINT32_MAX;
@@ -161,6 +183,8 @@ uint32_t mpt_session_pick_fitting(struct mpt_session *s, struct mpt_sched_ctx *c
 		too_big(s, mpt_pktq_pop(&s->squeue), largest, now);
 		return MPT_PICK_DROPPED;
 	}
+	if (s->clamp_mtu && s->d->cfg.clamp_mss && pkt->len > s->clamp_mtu)
+		soft_ptb(s, pkt, now);
 	/* the scheduler chooses among the paths that carry the packet */
 	for (unsigned i = 0; i < s->npaths; i++)
 		if ((usable & ~fits) & 1u << i)

@@ -153,6 +153,7 @@ enum mpt_ctl_kind {
 	X("session.#.repair_given_up", COUNTER, "lost packets not re-sent: lost again, or Recovery = off") \
 	X("session.#.too_big_drops", COUNTER, "inner packets that fit no path, dropped") \
 	X("session.#.ptb_sent", COUNTER, "ICMP too-big messages written to the TUN for them") \
+	X("session.#.ptb_soft", COUNTER, "ICMP too-big sent for TCP packets larger than the smallest path (ClampMSS), the packet forwarded") \
 	X("session.#.mss_clamp_bytes", GAUGE, "inner MTU TCP SYNs are clamped to (0: none)") \
 	X("session.#.mss_clamped", COUNTER, "TCP SYNs whose MSS option was lowered") \
 	X("session.#.fresh_starts", COUNTER, "transport restarted for a restarted or silent peer") \

@@ -220,11 +220,31 @@ static void test_black_hole_under_data(void **state)
 	assert_true(found - fell <= 200 * MS);
 	assert_int_equal(l.m.state, MPT_PMTU_COMPLETE);
 	assert_int_equal(l.m.plpmtu, 1280);
-	/* the path comes back to 1500: the raise timer finds it */
+	/* the path comes back to 1500: the first raise after a black hole comes soon */
 	l.mtu = 1500;
-	run(&l, l.now + MPT_PMTU_RAISE_NS + 2000 * MS);
+	run(&l, l.now + MPT_PMTU_RAISE_FAST_NS + 2000 * MS);
 	assert_int_equal(l.m.plpmtu, 1500);
 	assert_int_equal(l.m.black_holes, 1);
+	assert_int_equal(l.m.raise_ns, MPT_PMTU_RAISE_NS);	/* found: back to 60 s */
+}
+
+/* Raises that find nothing back off: 5 s, 10 s, 20 s, 40 s, 60 s. */
+static void test_raise_backs_off(void **state)
+{
+	struct link l;
+
+	setup(&l, MPT_PMTU_BASE_V4, 1500, 5 * MS, false);
+	l.data_every = MS;
+	run(&l, 1000 * MS);
+	l.mtu = 1280;
+	run(&l, l.now + 1000 * MS);
+	assert_int_equal(l.m.black_holes, 1);
+	assert_int_equal(l.m.raise_ns, MPT_PMTU_RAISE_FAST_NS);
+	run(&l, l.now + 6000 * MS);
+	assert_int_equal(l.m.raise_ns, 2 * MPT_PMTU_RAISE_FAST_NS);
+	run(&l, l.now + 11000 * MS);
+	assert_int_equal(l.m.raise_ns, 4 * MPT_PMTU_RAISE_FAST_NS);
+	assert_int_equal(l.m.plpmtu, 1280);
 }
 
 static void test_single_small_path_from_start(void **state)
@@ -299,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_ptb_makes_it_faster),
 		cmocka_unit_test(test_burst_loss_does_not_fail_a_size),
 		cmocka_unit_test(test_black_hole_under_data),
+		cmocka_unit_test(test_raise_backs_off),
 		cmocka_unit_test(test_single_small_path_from_start),
 		cmocka_unit_test(test_congestion_is_not_a_black_hole),
 		cmocka_unit_test(test_pinned_and_bad_hints),
