@@ -201,7 +201,7 @@ static int h_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
 		     (d->st.drops[MPT_WIRE_UNKNOWN_INDEX] + d->st.tun_no_session));
 	mpt_ctl_outf(out, "daemon.drop_ratelimit_pkts=%llu",
 		     (unsigned long long)d->st.drops[MPT_WIRE_HS_RATELIMIT]);
-	mpt_ctl_outf(out, "daemon.pool_free=%u", d->pool.nfree);
+	mpt_ctl_outf(out, "daemon.pool_free=%u", mpt_pkt_pool_avail(&d->pool));
 	mpt_ctl_outf(out, "daemon.pool_exhausted=%llu",
 		     (unsigned long long)(d->pool.exhausted + d->st.pool_exhausted));
 	for (unsigned i = 0; i < d->nsessions; i++)

@@ -329,6 +329,8 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 	}
 	mpt_ratelimit_init(&d->hs_limit, MPT_RL_DEFAULT_RATE, MPT_RL_DEFAULT_BURST,
 			   mpt_rng_u64(&d->rng));
+	/* the most buffers the sessions can hold at once (queues and reorder buffers
+	 * full) plus batches in flight; allocated as the load needs them */
 	npkts = (cfg->role == MPT_ROLE_UE ? 1 : cfg->npeers) *
 		(cfg->queue_limit + cfg->reorder_buffer) + 8192;
 	ret = mpt_pkt_pool_init(&d->pool, npkts, d->inner_mtu);

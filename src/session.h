@@ -68,9 +68,7 @@ struct mpt_session {
 	char name[MPT_NAME_LEN];
 	uint8_t last_init_ts[MPT_TIMESTAMP_LEN];	/* anchor: replay guard */
 
-	/* keys */
-	struct mpt_keyslot cur, prev;
-	struct mpt_keyslot next;			/* anchor: not yet confirmed */
+	/* keys (the keyslots are below) */
 	struct mpt_noise_initiation hs;			/* UE: pending init */
 	uint8_t hs_msg[MPT_HS_INIT_LEN];
 	uint64_t hs_next_ns;				/* UE: next (re)send */
@@ -88,11 +86,8 @@ struct mpt_session {
 	struct mpt_pktq rtxq;			/* lost packets to re-send, ahead of squeue */
 	uint64_t next_dsn;
 	struct mpt_standing standing;	/* does squeue stand (standing.h) */
-	struct mpt_path_view views[MPT_MAX_PATHS];
 
-	/* paths: index = path id on the wire */
-	struct mpt_path paths[MPT_MAX_PATHS];
-	unsigned npaths;
+	unsigned npaths;		/* paths[0..npaths) are in use */
 
 	/* receive */
 	struct mpt_reorder reorder;
@@ -105,6 +100,14 @@ struct mpt_session {
 
 	struct log_ratelimit rl;
 	struct mpt_session_stats st;
+
+	/* The large members last: an anchor session whose peer is not connected never
+	 * writes them, so their pages of the (calloc'd) session array stay untouched. */
+	struct mpt_keyslot cur, prev;
+	struct mpt_keyslot next;			/* anchor: not yet confirmed */
+	struct mpt_path_view views[MPT_MAX_PATHS];
+	/* paths: index = path id on the wire */
+	struct mpt_path paths[MPT_MAX_PATHS];
 };
 
 int mpt_session_init(struct mpt_session *s, struct mpt_daemon *d, unsigned idx,
