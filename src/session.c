@@ -358,6 +358,12 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now)
 		if (s->cur.valid && !s->hs.pending)
 			at = earliest(at, s->cur.created_ns + cfg->rekey_after_ns);
 	}
+	if (!at && cfg->role == MPT_ROLE_ANCHOR && !s->npaths) {
+		/* a peer not connected: nothing to time until it handshakes (1,000
+		 * configured peers must not mean 1,000 wake-ups a second) */
+		ev_timer_stop(s->d->loop, &s->timer);
+		return;
+	}
 	if (!at)
 		at = now + MPT_NSEC_PER_SEC;	/* nothing pending: a slow heartbeat */
 	if (ev_is_active(&s->timer) && at == s->timer_at)

@@ -12,7 +12,8 @@
 #
 # Checks: (rN - r1) / (NPEERS - 1) <= PEER_KIB (default 12 KiB per idle configured
 # peer) and (rE - rW) / (NUE - 1) <= SESSION_KIB (default 64 KiB per idle established
-# session). Prints the figures either way.
+# session); anchor B idle with no peer connected uses < 1% CPU (no per-peer timers).
+# Prints the figures either way.
 . "$(dirname "$0")/lib.sh"
 require_root
 NPEERS=${NPEERS:-1000}
@@ -21,6 +22,8 @@ PEER_KIB=${PEER_KIB:-12}
 SESSION_KIB=${SESSION_KIB:-64}
 
 rss_kib() { awk '/^VmRSS:/ {print $2}' /proc/"$1"/status; }
+cpu_ticks() { awk '{print $14 + $15}' /proc/"$1"/stat; }	# utime + stime
+wakeups() { awk '/^voluntary_ctxt_switches:/ {print $2}' /proc/"$1"/status; }
 
 wait_up() { # wait_up PID LOG: the daemon said it is up (or died)
 	local i
@@ -72,6 +75,12 @@ rN=$(rss_kib "$AN")
 per_peer=$(( (rN - r1) / (NPEERS - 1) ))
 log "anchor VmRSS: 1 peer $r1 KiB, $NPEERS peers $rN KiB: $per_peer KiB per idle configured peer"
 check "an idle configured peer costs <= $PEER_KIB KiB ($per_peer)" [ "$per_peer" -le "$PEER_KIB" ]
+t0=$(cpu_ticks "$AN"); w0=$(wakeups "$AN"); sleep 5; t1=$(cpu_ticks "$AN"); w1=$(wakeups "$AN")
+cpu=$(( (t1 - t0) * 1000 / (5 * $(getconf CLK_TCK)) ))
+wps=$(( (w1 - w0) / 5 ))
+log "anchor idle with $NPEERS configured peers: CPU $((cpu / 10)).$((cpu % 10))%, $wps wake-ups/s"
+check "... under 1% CPU" [ "$cpu" -lt 10 ]
+check "... no per-peer timers (<= 10 wake-ups/s: $wps)" [ "$wps" -le 10 ]
 
 start_ues() { # start_ues FIRST LAST: UE daemons, each with its own tunnel device
 	local i
