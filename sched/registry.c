@@ -73,6 +73,6 @@ int mpt_sched_registry_check(char *err, size_t errlen)
 
 void mpt_sched_prepare(void *priv, const struct mpt_sched_ops *ops)
 {
-	memset(priv, 0, MPT_SCHED_PRIV_SIZE);
+	memset(priv, 0, ops->priv_size);
 	mpt_param_defaults(ops->params, ops->nparams, priv);
 }

@@ -232,7 +232,7 @@ static int h_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
 		     (unsigned long long)d->st.drops[MPT_WIRE_HS_COOKIE]);
 	mpt_ctl_outf(out, "daemon.drop_cookie_bad_pkts=%llu",
 		     (unsigned long long)d->st.drops[MPT_WIRE_COOKIE_BAD]);
-	mpt_ctl_outf(out, "daemon.pool_free=%u", d->pool.nfree);
+	mpt_ctl_outf(out, "daemon.pool_free=%u", mpt_pkt_pool_avail(&d->pool));
 	mpt_ctl_outf(out, "daemon.icmp_errors=%llu", (unsigned long long)d->st.icmp_errors);
 	mpt_ctl_outf(out, "daemon.pool_exhausted=%llu",
 		     (unsigned long long)(d->pool.exhausted + d->st.pool_exhausted));

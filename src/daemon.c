@@ -337,6 +337,8 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 		snprintf(err, errlen, "handshake admission: %s", strerror(-ret));
 		goto fail_cfg;
 	}
+	/* the most buffers the sessions can hold at once (queues and reorder buffers
+	 * full) plus batches in flight; allocated as the load needs them */
 	npkts = (cfg->role == MPT_ROLE_UE ? 1 : cfg->npeers) *
 		(cfg->queue_limit + cfg->reorder_buffer) + 8192;
 	ret = mpt_pkt_pool_init(&d->pool, npkts, d->inner_mtu);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Packet buffer pool: one allocation at start-up, a free list afterwards. */
+/* Packet buffer pool: chunks of buffers allocated as the load needs them, up to a
+ * maximum, never given back before the end; a free list in between. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -12,27 +13,51 @@ static size_t pkt_stride(uint32_t mtu)
 	return (sz + 63) & ~(size_t)63;
 }
 
-int mpt_pkt_pool_init(struct mpt_pkt_pool *pool, uint32_t count, uint32_t mtu)
+int mpt_pkt_pool_init(struct mpt_pkt_pool *pool, uint32_t max, uint32_t mtu)
 {
-	size_t stride = pkt_stride(mtu);
-
-	pool->mem = aligned_alloc(64, stride * count);
-	if (!pool->mem)
-		return -ENOMEM;
 	pool->free = NULL;
+	pool->chunks = NULL;
+	pool->nchunks = 0;
 	pool->mtu = mtu;
-	pool->count = count;
+	pool->count = 0;
+	pool->max = max;
 	pool->nfree = 0;
 	pool->exhausted = 0;
-	for (uint32_t i = count; i-- > 0;)
-		mpt_pkt_put(pool, (struct mpt_pkt *)(pool->mem + stride * i));
+	return mpt_pkt_pool_grow(pool);
+}
+
+int mpt_pkt_pool_grow(struct mpt_pkt_pool *pool)
+{
+	size_t stride = pkt_stride(pool->mtu);
+	uint32_t n = pool->max - pool->count;
+	uint8_t **chunks, *mem;
+
+	if (n == 0)
+		return -ENOBUFS;
+	if (n > MPT_PKT_CHUNK)
+		n = MPT_PKT_CHUNK;
+	chunks = realloc(pool->chunks, (pool->nchunks + 1) * sizeof(*chunks));
+	if (!chunks)
+		return -ENOMEM;
+	pool->chunks = chunks;
+	mem = aligned_alloc(64, stride * n);
+	if (!mem)
+		return -ENOMEM;
+	chunks[pool->nchunks++] = mem;
+	pool->count += n;
+	for (uint32_t i = n; i-- > 0;)
+		mpt_pkt_put(pool, (struct mpt_pkt *)(mem + stride * i));
 	return 0;
 }
 
 void mpt_pkt_pool_free(struct mpt_pkt_pool *pool)
 {
-	free(pool->mem);
-	pool->mem = NULL;
+	for (uint32_t i = 0; i < pool->nchunks; i++)
+		free(pool->chunks[i]);
+	free(pool->chunks);
+	pool->chunks = NULL;
+	pool->nchunks = 0;
+	pool->count = 0;
 	pool->free = NULL;
 }
 

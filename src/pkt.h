@@ -4,7 +4,8 @@
  *
  * Every inner packet lives in one fixed-size buffer from a per-daemon pool from the
  * moment it is read from the TUN (or decrypted from a path) until it is sent (or
- * written to the TUN). The buffer has headroom for the tunnel header and frame header
+ * written to the TUN). The pool grows on demand, a chunk of MPT_PKT_CHUNK buffers at a
+ * time, up to its maximum: memory follows the load, not the configured peers. The buffer has headroom for the tunnel header and frame header
  * and tailroom for the AEAD tag, so a packet is framed and sealed in place: no copy on
  * the data path. Queues (scheduler queue, per-path pacer queues, the reorder buffer's
  * input) link buffers through pkt->next.
@@ -32,24 +33,39 @@ struct mpt_pkt {
 	uint8_t buf[];			/* headroom + up to pool->mtu + tailroom */
 };
 
+#define MPT_PKT_CHUNK		256	/* buffers the pool allocates at a time */
+
 struct mpt_pkt_pool {
 	struct mpt_pkt *free;
-	uint8_t *mem;
+	uint8_t **chunks;		/* nchunks allocations of MPT_PKT_CHUNK buffers */
+	uint32_t nchunks;
 	uint32_t mtu;			/* largest inner packet */
-	uint32_t count, nfree;
+	uint32_t count, max, nfree;	/* buffers allocated, allowed, on the free list */
 	uint64_t exhausted;		/* allocations refused (counted drop) */
 };
 
-int mpt_pkt_pool_init(struct mpt_pkt_pool *pool, uint32_t count, uint32_t mtu);
+/* A pool of at most max buffers; the first chunk is allocated now. 0 or -ENOMEM. */
+int mpt_pkt_pool_init(struct mpt_pkt_pool *pool, uint32_t max, uint32_t mtu);
 void mpt_pkt_pool_free(struct mpt_pkt_pool *pool);
+/* Add a chunk to the free list: 0, -ENOBUFS at the maximum, -ENOMEM. */
+int mpt_pkt_pool_grow(struct mpt_pkt_pool *pool);
+
+/* Buffers that can still be had: free now, or by growing. */
+static inline uint32_t mpt_pkt_pool_avail(const struct mpt_pkt_pool *pool)
+{
+	return pool->nfree + (pool->max - pool->count);
+}
 
 static inline struct mpt_pkt *mpt_pkt_alloc(struct mpt_pkt_pool *pool)
 {
 	struct mpt_pkt *p = pool->free;
 
 	if (!p) {
-		pool->exhausted++;
-		return NULL;
+		if (mpt_pkt_pool_grow(pool) < 0) {
+			pool->exhausted++;
+			return NULL;
+		}
+		p = pool->free;
 	}
 	pool->free = p->next;
 	pool->nfree--;

@@ -38,13 +38,15 @@ void mpt_recovery_default_params(struct mpt_recovery_params *p)
 int mpt_recovery_init(struct mpt_recovery *r, const struct mpt_recovery_params *p,
 		      uint32_t cap)
 {
-	uint32_t n = 16;
+	uint32_t n = MPT_RECOVERY_MIN_RING;
 
 	if (cap == 0 || cap > (1u << 24))
 		return -EINVAL;
+	memset(r, 0, sizeof(*r));
 	while (n < cap)
 		n <<= 1;
-	memset(r, 0, sizeof(*r));
+	r->max_cap = n;
+	n = MPT_MIN(n, MPT_RECOVERY_MIN_RING);
 	if (p)
 		r->params = *p;
 	else
@@ -78,7 +80,28 @@ static bool window_empty(const struct mpt_recovery *r)
 
 bool mpt_recovery_can_send(const struct mpt_recovery *r)
 {
-	return window_empty(r) || r->largest_sent + 1 - r->oldest_pn < r->cap;
+	return window_empty(r) || r->largest_sent + 1 - r->oldest_pn < r->max_cap;
+}
+
+/* Double the ring until pn fits beside the live window (at most max_cap); the live
+ * slots move to their places in the larger ring. -ENOMEM leaves it as it was. */
+static int grow(struct mpt_recovery *r, uint64_t pn)
+{
+	uint32_t n = r->cap;
+	struct mpt_sent_pkt *ring;
+
+	while (n < r->max_cap && pn - r->oldest_pn >= n)
+		n <<= 1;
+	ring = calloc(n, sizeof(*ring));
+	if (!ring)
+		return -ENOMEM;
+	if (!window_empty(r))
+		for (uint64_t q = r->oldest_pn; q <= r->largest_sent; q++)
+			ring[q & (n - 1)] = *slot(r, q);
+	free(r->ring);
+	r->ring = ring;
+	r->cap = n;
+	return 0;
 }
 
 /* Move oldest_pn past the finished slots at the bottom of the window. */
@@ -184,6 +207,8 @@ void mpt_recovery_on_sent_data(struct mpt_recovery *r, uint64_t pn, uint32_t byt
 		}
 		from = r->largest_sent + 1;
 	}
+	if (pn - r->oldest_pn >= r->cap && r->cap < r->max_cap)
+		grow(r, pn);	/* on failure, the oldest go as below */
 	/* A caller that ignored can_send (or skipped far ahead) pushes the oldest
 	 * packets out of the ring: they can no longer be tracked, so count them lost. */
 	while (pn - r->oldest_pn >= r->cap && r->oldest_pn < from) {

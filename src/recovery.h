@@ -64,9 +64,11 @@ struct mpt_recovery {
 	void *release_arg;
 	uint64_t last_acked_ns;		/* latest ACK that acknowledged a packet; 0 none */
 
-	/* ring of sent packets indexed by pn & (cap - 1) */
+	/* ring of sent packets indexed by pn & (cap - 1); it starts small and doubles
+	 * when the packets in flight need it, up to max_cap (memory follows the load) */
 	struct mpt_sent_pkt *ring;
 	uint32_t cap;			/* power of two */
+	uint32_t max_cap;		/* power of two */
 	uint64_t oldest_pn;		/* lowest pn that may still be in flight */
 };
 
@@ -78,7 +80,9 @@ struct mpt_recovery_event {
 };
 
 void mpt_recovery_default_params(struct mpt_recovery_params *p);
-/* cap: packets that may be in flight at once (rounded up to a power of two). */
+/* cap: packets that may be in flight at once (rounded up to a power of two); the ring
+ * holds MPT_RECOVERY_MIN_RING of them at first and grows as needed. */
+#define MPT_RECOVERY_MIN_RING	16
 int mpt_recovery_init(struct mpt_recovery *r, const struct mpt_recovery_params *p,
 		      uint32_t cap);
 void mpt_recovery_free(struct mpt_recovery *r);

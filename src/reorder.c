@@ -35,6 +35,8 @@ static struct mpt_reorder_slot *slot_of(struct mpt_reorder *rb, uint64_t dsn)
 
 static void clear_history(struct mpt_reorder *rb)
 {
+	if (!rb->slot)
+		return;
 	for (uint32_t i = 0; i < rb->cap; i++)
 		rb->slot[i].done_dsn = UINT64_MAX;
 }
@@ -56,15 +58,21 @@ int mpt_reorder_init(struct mpt_reorder *rb, uint32_t capacity, uint64_t max_hol
 	}
 	while (cap < capacity)
 		cap <<= 1;
-	rb->slot = calloc(cap, sizeof(*rb->slot));
-	if (!rb->slot)
-		return -ENOMEM;
-	rb->cap = cap;
+	rb->cap = cap;		/* the slots come with the first packet */
 	rb->max_hold_ns = max_hold_ns;
 	rb->margin_ns = margin_ns;
 	rb->hold_ns = max_hold_ns;
 	rb->release = release;
 	rb->arg = arg;
+	return 0;
+}
+
+/* The slots, on first use: a session that carries no data holds none. */
+static int alloc_slots(struct mpt_reorder *rb)
+{
+	rb->slot = calloc(rb->cap, sizeof(*rb->slot));
+	if (!rb->slot)
+		return -ENOMEM;
 	clear_history(rb);
 	return 0;
 }
@@ -195,6 +203,8 @@ int mpt_reorder_insert(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t
 {
 	struct mpt_reorder_slot *s;
 
+	if (!rb->slot && alloc_slots(rb) < 0)
+		return -ENOMEM;
 	if (!rb->synced) {
 		rb->synced = true;
 		rb->next = dsn;

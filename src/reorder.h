@@ -87,7 +87,8 @@ struct mpt_reorder {
 /*
  * capacity: packets (rounded up to a power of two, 2..MPT_REORDER_MAX_CAPACITY);
  * the hold starts at max_hold_ns until mpt_reorder_set_hold() is told better.
- * Returns 0, -EINVAL (quoted in the log) or -ENOMEM.
+ * Returns 0 or -EINVAL (quoted in the log). The slots are allocated by the first
+ * mpt_reorder_insert (an idle session holds no memory for them).
  */
 int mpt_reorder_init(struct mpt_reorder *rb, uint32_t capacity, uint64_t max_hold_ns,
 		     uint64_t margin_ns, mpt_reorder_release_fn release, void *arg);
@@ -97,7 +98,8 @@ void mpt_reorder_free(struct mpt_reorder *rb);
 /*
  * Offer a packet. Returns 0 if the buffer took pkt (it comes back through the
  * release callback), -EEXIST for a duplicate, -ESTALE for a packet older than the
- * history (both counted; the caller keeps and recycles pkt).
+ * history (both counted), -ENOMEM when the slots cannot be allocated (the caller
+ * keeps and recycles pkt in every error case).
  */
 int mpt_reorder_insert(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t len,
 		       uint64_t now);

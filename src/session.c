@@ -24,6 +24,31 @@ static void session_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	mpt_daemon_flush_dirty(s->d, now);
 }
 
+/*
+ * Anchor: a session's paths (each with its sent-packet ring and controller) are set
+ * up by its first keypair, not at start-up: a configured peer that is not connected
+ * costs no path state. All path ids exist from then on, unused until heard.
+ */
+static int anchor_paths_init(struct mpt_session *s, uint64_t now, char *err, size_t errlen)
+{
+	struct mpt_daemon *d = s->d;
+	int ret;
+
+	for (unsigned i = 0; i < MPT_MAX_PATHS; i++) {
+		ret = mpt_path_init(&s->paths[i], (uint8_t)i, &d->cfg, NULL, &d->pool,
+				    mpt_rng_u64(&s->rng), now, err, errlen);
+		if (ret < 0) {
+			while (i-- > 0)
+				mpt_path_free(&s->paths[i], &d->pool);
+			return ret;
+		}
+		s->paths[i].fd = d->listen_fd;
+	}
+	return 0;
+}
+
+/* s is zeroed memory (the daemon's calloc'd array): what an idle anchor session does
+ * not write here stays untouched, and costs no resident memory. */
 int mpt_session_init(struct mpt_session *s, struct mpt_daemon *d, unsigned idx,
 		     const struct mpt_peer_config *peer, char *err, size_t errlen)
 {
@@ -32,7 +57,6 @@ int mpt_session_init(struct mpt_session *s, struct mpt_daemon *d, unsigned idx,
 	uint64_t now = mpt_now_ns();
 	int ret;
 
-	memset(s, 0, sizeof(*s));
 	s->d = d;
 	s->idx = idx;
 	s->peer = peer;
@@ -69,17 +93,8 @@ int mpt_session_init(struct mpt_session *s, struct mpt_daemon *d, unsigned idx,
 			s->paths[i].remote_len = cfg->paths[i].endpoint.ss_family == AF_INET
 				? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
 		}
-	} else {
-		/* the anchor learns paths from the UE; all ids exist, unused until heard */
-		s->npaths = 0;
-		for (unsigned i = 0; i < MPT_MAX_PATHS; i++) {
-			ret = mpt_path_init(&s->paths[i], (uint8_t)i, cfg, NULL, &d->pool,
-					    mpt_rng_u64(&s->rng), now, err, errlen);
-			if (ret < 0)
-				goto fail_paths;
-			s->paths[i].fd = d->listen_fd;
-		}
 	}
+	/* the anchor learns paths from the UE: see anchor_paths_init */
 	ops = mpt_sched_find(cfg->sched);
 	if (!ops) {
 		snprintf(err, errlen, "unknown scheduler '%s'", cfg->sched);
@@ -181,7 +196,7 @@ int mpt_session_set_sched(struct mpt_session *s, const struct mpt_sched_ops *ops
 	ops->init(blob, &ctx);
 	if (s->sched)
 		s->st.sched_switches++;
-	memcpy(s->sched_priv, blob, MPT_SCHED_PRIV_SIZE);
+	memcpy(s->sched_priv, blob, ops->priv_size);	/* the rest is not its own */
 	free(blob);
 	s->sched = ops;
 	s->next_tick_ns = 0;
@@ -246,8 +261,16 @@ int mpt_session_install_keypair(struct mpt_session *s, struct mpt_keypair *kp,
 				uint64_t now)
 {
 	struct mpt_keyslot ks = { 0 };
+	char err[160];
 	int ret;
 
+	if (s->d->cfg.role == MPT_ROLE_ANCHOR && !s->paths[0].rec.ring) {
+		ret = anchor_paths_init(s, now, err, sizeof(err));
+		if (ret < 0) {
+			log_warnx("%s: %s", s->name, err);
+			return ret;
+		}
+	}
 	ret = mpt_aead_init(&ks.tx, kp->cipher, kp->send_key);
 	if (ret < 0)
 		return ret;
@@ -349,6 +372,12 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now)
 			at = earliest(at, s->last_auth_rx_ns + mpt_session_silent_ns(cfg));
 		if (s->cur.valid && !s->hs.pending)
 			at = earliest(at, s->cur.created_ns + cfg->rekey_after_ns);
+	}
+	if (!at && cfg->role == MPT_ROLE_ANCHOR && !s->npaths) {
+		/* a peer not connected: nothing to time until it handshakes (1,000
+		 * configured peers must not mean 1,000 wake-ups a second) */
+		ev_timer_stop(s->d->loop, &s->timer);
+		return;
 	}
 	if (!at)
 		at = now + MPT_NSEC_PER_SEC;	/* nothing pending: a slow heartbeat */

@@ -75,9 +75,7 @@ struct mpt_session {
 	uint8_t ss[MPT_KEY_BYTES];			/* static-static DH, precomputed */
 	bool ss_ok;
 
-	/* keys */
-	struct mpt_keyslot cur, prev;
-	struct mpt_keyslot next;			/* anchor: not yet confirmed */
+	/* keys (the keyslots are below) */
 	struct mpt_noise_initiation hs;			/* UE: pending init */
 	uint8_t hs_msg[MPT_HS_INIT_LEN];			/* UE: mac2 zero */
 	uint8_t cookie_key[32];				/* UE: opens cookie replies */
@@ -97,11 +95,8 @@ struct mpt_session {
 	struct mpt_pktq rtxq;			/* lost packets to re-send, ahead of squeue */
 	uint64_t next_dsn;
 	struct mpt_standing standing;	/* does squeue stand (standing.h) */
-	struct mpt_path_view views[MPT_MAX_PATHS];
 
-	/* paths: index = path id on the wire */
-	struct mpt_path paths[MPT_MAX_PATHS];
-	unsigned npaths;
+	unsigned npaths;		/* paths[0..npaths) are in use */
 
 	/* receive */
 	struct mpt_reorder reorder;
@@ -116,6 +111,14 @@ struct mpt_session {
 
 	struct log_ratelimit rl;
 	struct mpt_session_stats st;
+
+	/* The large members last: an anchor session whose peer is not connected never
+	 * writes them, so their pages of the (calloc'd) session array stay untouched. */
+	struct mpt_keyslot cur, prev;
+	struct mpt_keyslot next;			/* anchor: not yet confirmed */
+	struct mpt_path_view views[MPT_MAX_PATHS];
+	/* paths: index = path id on the wire */
+	struct mpt_path paths[MPT_MAX_PATHS];
 };
 
 int mpt_session_init(struct mpt_session *s, struct mpt_daemon *d, unsigned idx,

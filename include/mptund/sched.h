@@ -153,7 +153,8 @@ size_t mpt_sched_count(void);
 const struct mpt_sched_ops *mpt_sched_at(size_t i);
 int mpt_sched_registry_check(char *err, size_t errlen);
 
-/* Zero priv and apply the defaults of ops->params. */
+/* Zero ops->priv_size bytes of priv (the rest of the blob is not touched: an idle
+ * session's blob costs no memory beyond them) and apply the defaults of ops->params. */
 void mpt_sched_prepare(void *priv, const struct mpt_sched_ops *ops);
 
 #endif

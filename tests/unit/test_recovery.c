@@ -273,12 +273,14 @@ static void test_ring_and_reset(void **state)
 	uint64_t pn = 0;
 
 	assert_int_equal(mpt_recovery_init(&r, NULL, 20), 0);
-	assert_int_equal(r.cap, 32);
+	assert_int_equal(r.max_cap, 32);
+	assert_int_equal(r.cap, MPT_RECOVERY_MIN_RING);	/* grows with the load */
 	while (mpt_recovery_can_send(&r)) {
 		mpt_recovery_on_sent(&r, pn, PKT, pn * MS);
 		pn++;
 	}
 	assert_int_equal(pn, 32);
+	assert_int_equal(r.cap, 32);
 	do_ack(&r, 0, 0, 0, 100 * MS, &rs, &ev);
 	assert_true(mpt_recovery_can_send(&r));
 	mpt_recovery_reset(&r);
@@ -292,6 +294,36 @@ static void test_ring_and_reset(void **state)
 	do_ack(&r, 1000, 1000, 0, 350 * MS, &rs, &ev);
 	assert_int_equal(ev.acked_pkts, 1);
 	assert_int_equal(r.sent_pkts, 33);
+	mpt_recovery_free(&r);
+}
+
+/* The ring grows under a live window that wrapped: every packet in flight keeps its
+ * slot (acks count it once, skipped numbers stay refused), memory starts small. */
+static void test_ring_grows(void **state)
+{
+	struct mpt_recovery r;
+	struct mpt_rate_sample rs;
+	struct mpt_recovery_event ev;
+	struct mpt_ack_info bad = ack1(130, 130, 0);
+
+	assert_int_equal(mpt_recovery_init(&r, NULL, 1024), 0);
+	assert_int_equal(r.cap, MPT_RECOVERY_MIN_RING);
+	for (uint64_t pn = 100; pn < 110; pn++)		/* oldest_pn 100: wraps at 16 */
+		mpt_recovery_on_sent(&r, pn, PKT, pn * MS);
+	do_ack(&r, 100, 104, 0, 200 * MS, &rs, &ev);
+	assert_int_equal(ev.acked_pkts, 5);
+	for (uint64_t pn = 110; pn < 130; pn++)
+		mpt_recovery_on_sent(&r, pn, PKT, pn * MS);
+	mpt_recovery_on_sent(&r, 131, PKT, 131 * MS);	/* 130 skipped */
+	assert_true(r.cap >= 32 && r.cap <= 64);
+	assert_int_equal(r.in_flight, 26 * PKT);
+	assert_int_equal(mpt_recovery_on_ack(&r, &bad, 300 * MS, &rs, &ev), -EINVAL);
+	do_ack(&r, 105, 129, 0, 300 * MS, &rs, &ev);
+	assert_int_equal(ev.acked_pkts, 25);
+	do_ack(&r, 131, 131, 0, 301 * MS, &rs, &ev);
+	assert_int_equal(r.in_flight, 0);
+	assert_int_equal(r.acked_pkts, 31);
+	assert_int_equal(r.lost_pkts, 0);
 	mpt_recovery_free(&r);
 }
 
@@ -390,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_time_threshold_granularity),
 		cmocka_unit_test(test_invalid_acks),
 		cmocka_unit_test(test_ring_and_reset),
+		cmocka_unit_test(test_ring_grows),
 		cmocka_unit_test(test_release_once),
 		cmocka_unit_test(test_silence_and_declare_all_lost),
 	};

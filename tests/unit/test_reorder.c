@@ -75,6 +75,28 @@ static void test_in_order(void **state)
 	mpt_reorder_free(&rb);
 }
 
+/* No slots until the first packet: an idle session's buffer costs nothing; flushing
+ * and freeing it before then is harmless. */
+static void test_lazy_slots(void **state)
+{
+	struct mpt_reorder rb;
+	struct rec r = { 0 };
+
+	assert_int_equal(mpt_reorder_init(&rb, 1024, 100 * MS, 5 * MS, on_release, &r), 0);
+	assert_null(rb.slot);
+	mpt_reorder_flush(&rb);
+	mpt_reorder_on_timeout(&rb, 10 * MS);
+	assert_int_equal(mpt_reorder_next_deadline(&rb), 0);
+	assert_null(rb.slot);
+	assert_int_equal(ins(&rb, 7, 0), 0);
+	assert_non_null(rb.slot);
+	assert_int_equal(ins(&rb, 7, 1), -EEXIST);
+	check_released(&r, 0, 7, 1, MPT_REORDER_IN_ORDER);
+	mpt_reorder_free(&rb);
+	assert_int_equal(mpt_reorder_init(&rb, 1024, 100 * MS, 5 * MS, on_release, &r), 0);
+	mpt_reorder_free(&rb);
+}
+
 static void test_hole_filled(void **state)
 {
 	struct mpt_reorder rb;
@@ -402,6 +424,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_in_order),
+		cmocka_unit_test(test_lazy_slots),
 		cmocka_unit_test(test_hole_filled),
 		cmocka_unit_test(test_timeout_release),
 		cmocka_unit_test(test_duplicates),
