@@ -83,6 +83,9 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	mpt_ctl_outf(out, "%s.downs=%llu", pre, (unsigned long long)p->st.downs);
 	mpt_ctl_outf(out, "%s.dead_by_data=%llu", pre, (unsigned long long)p->st.dead_by_data);
 	mpt_ctl_outf(out, "%s.send_errors=%llu", pre, (unsigned long long)p->st.send_errors);
+	mpt_ctl_outf(out, "%s.rebinds=%llu", pre, (unsigned long long)p->st.rebinds);
+	mpt_ctl_outf(out, "%s.rebinds_refused=%llu", pre,
+		     (unsigned long long)p->st.rebinds_refused);
 	mpt_ctl_outf(out, "%s.gso_sends=%llu", pre, (unsigned long long)p->st.gso_sends);
 	for (size_t k = 0; k < p->cc_ops->nstats; k++) {
 		const struct mpt_stat *st = &p->cc_ops->stats[k];

@@ -56,6 +56,7 @@ static void rx_transport(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, 
 	struct mpt_keyslot *ks;
 	struct mpt_session *s;
 	struct mpt_hdr h;
+	bool newest;
 	int reason, n;
 
 	if (mpt_hdr_decode(buf, len, &h, &reason) < 0) {
@@ -76,6 +77,7 @@ static void rx_transport(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, 
 		s->st.drops[MPT_WIRE_DECRYPT]++;
 		goto put;
 	}
+	newest = h.pn >= ks->replay[h.path_id].next;	/* next: highest + 1 */
 	if (mpt_replay_update(&ks->replay[h.path_id], h.pn) < 0) {
 		s->st.drops[MPT_WIRE_REPLAY]++;
 		goto put;
@@ -83,7 +85,7 @@ static void rx_transport(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, 
 	ks = mpt_session_confirm(s, ks, now);
 	/* the session takes the buffer (a DATA frame keeps it) */
 	mpt_session_receive(s, ks, &h, p, buf + MPT_WIRE_HDR_LEN, (size_t)n, from, fromlen,
-			    now);
+			    newest, now);
 	return;
 put:
 	mpt_pkt_put(&d->pool, p);
