@@ -68,6 +68,12 @@ static void rx_transport(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, 
 		drop(d, MPT_WIRE_UNKNOWN_INDEX, now);
 		goto put;
 	}
+	if (d->cfg.role == MPT_ROLE_UE && h.path_id >= s->npaths) {
+		/* the UE's paths are its configured ones: an id beyond them would make
+		 * a path without a congestion controller */
+		s->st.drops[MPT_WIRE_BAD_PATH_ID]++;
+		goto put;
+	}
 	if (!mpt_replay_check(&ks->replay[h.path_id], h.pn)) {
 		s->st.drops[MPT_WIRE_REPLAY]++;
 		goto put;
