@@ -188,16 +188,26 @@ void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint)
 				log_warn("recvmmsg");
 			break;
 		}
-		for (i = 0; i < n; i++) {
-			if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
-				d->st.truncated++;
-				continue;
+		/* transport packets first, and what they make sent, then the batch's
+		 * handshake messages: under a flood of inits the tunnel's packets
+		 * never wait behind their work */
+		for (int pass = 0; pass < 2; pass++) {
+			for (i = 0; i < n; i++) {
+				const uint8_t *b = iov[i].iov_base;
+				bool hs = msgs[i].msg_len > 0 && b[0] != MPT_MSG_TRANSPORT;
+
+				if (hs != (pass == 1))
+					continue;
+				if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
+					d->st.truncated++;
+					continue;
+				}
+				rx_message(d, iov[i].iov_base, msgs[i].msg_len,
+					   gro_size(&msgs[i].msg_hdr), fd, &from[i],
+					   msgs[i].msg_hdr.msg_namelen, path_hint, now);
 			}
-			rx_message(d, iov[i].iov_base, msgs[i].msg_len,
-				   gro_size(&msgs[i].msg_hdr), fd, &from[i],
-				   msgs[i].msg_hdr.msg_namelen, path_hint, now);
+			mpt_daemon_flush_dirty(d, now);
 		}
-		mpt_daemon_flush_dirty(d, now);
 		if (n < MPT_RX_BATCH)
 			break;
 	}
