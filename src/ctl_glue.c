@@ -212,6 +212,11 @@ static int h_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
 		     (unsigned long long)d->st.drops[MPT_WIRE_HS_COOKIE]);
 	mpt_ctl_outf(out, "daemon.drop_cookie_bad_pkts=%llu",
 		     (unsigned long long)d->st.drops[MPT_WIRE_COOKIE_BAD]);
+	for (int r = 1; r < MPT_WIRE_REASON_COUNT; r++)
+		if (d->st.drops[r])
+			mpt_ctl_outf(out, "daemon.drop.%s=%llu", mpt_wire_strerror(r),
+				     (unsigned long long)d->st.drops[r]);
+	mpt_ctl_outf(out, "daemon.rx_truncated_pkts=%llu", (unsigned long long)d->st.truncated);
 	mpt_ctl_outf(out, "daemon.pool_free=%u", d->pool.nfree);
 	mpt_ctl_outf(out, "daemon.pool_exhausted=%llu",
 		     (unsigned long long)(d->pool.exhausted + d->st.pool_exhausted));

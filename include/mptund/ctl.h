@@ -86,6 +86,8 @@ enum mpt_ctl_kind {
 	X("daemon.drop_hs_busy_pkts", COUNTER, "inits dropped: global handshake budget spent") \
 	X("daemon.hs_cookie_replies", COUNTER, "inits answered with a cookie reply (under load)") \
 	X("daemon.drop_cookie_bad_pkts", COUNTER, "cookie replies that did not open or match") \
+	X("daemon.drop.*", COUNTER, "datagrams dropped before a session was found, by reason") \
+	X("daemon.rx_truncated_pkts", COUNTER, "datagrams larger than the receive buffers") \
 	X("session.#.peer", INFO, "peer name from the configuration") \
 	X("session.#.state", INFO, "handshake or established") \
 	X("session.#.sched", INFO, "active scheduler") \
