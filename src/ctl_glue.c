@@ -99,6 +99,9 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	mpt_ctl_outf(out, "%s.downs=%llu", pre, (unsigned long long)p->st.downs);
 	mpt_ctl_outf(out, "%s.dead_by_data=%llu", pre, (unsigned long long)p->st.dead_by_data);
 	mpt_ctl_outf(out, "%s.send_errors=%llu", pre, (unsigned long long)p->st.send_errors);
+	mpt_ctl_outf(out, "%s.rebinds=%llu", pre, (unsigned long long)p->st.rebinds);
+	mpt_ctl_outf(out, "%s.rebinds_refused=%llu", pre,
+		     (unsigned long long)p->st.rebinds_refused);
 	mpt_ctl_outf(out, "%s.gso_sends=%llu", pre, (unsigned long long)p->st.gso_sends);
 	for (size_t k = 0; k < p->cc_ops->nstats; k++) {
 		const struct mpt_stat *st = &p->cc_ops->stats[k];
@@ -232,6 +235,11 @@ static int h_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
 		     (unsigned long long)d->st.drops[MPT_WIRE_HS_COOKIE]);
 	mpt_ctl_outf(out, "daemon.drop_cookie_bad_pkts=%llu",
 		     (unsigned long long)d->st.drops[MPT_WIRE_COOKIE_BAD]);
+	for (int r = 1; r < MPT_WIRE_REASON_COUNT; r++)
+		if (d->st.drops[r])
+			mpt_ctl_outf(out, "daemon.drop.%s=%llu", mpt_wire_strerror(r),
+				     (unsigned long long)d->st.drops[r]);
+	mpt_ctl_outf(out, "daemon.rx_truncated_pkts=%llu", (unsigned long long)d->st.truncated);
 	mpt_ctl_outf(out, "daemon.pool_free=%u", mpt_pkt_pool_avail(&d->pool));
 	mpt_ctl_outf(out, "daemon.icmp_errors=%llu", (unsigned long long)d->st.icmp_errors);
 	mpt_ctl_outf(out, "daemon.pool_exhausted=%llu",

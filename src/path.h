@@ -42,6 +42,8 @@ struct mpt_path_stats {
 	uint64_t ptos;			/* probe timeouts fired */
 	uint64_t downs, ups;		/* liveness transitions */
 	uint64_t rebinds;		/* endpoint changed (NAT rebinding) */
+	uint64_t rebinds_refused;	/* new address not followed: an older packet
+					 * number, or the UE's configured anchor */
 	uint64_t txq_drops;		/* dropped from the pacer queue (path went down) */
 	uint64_t dead_by_data;		/* declared down: data unacknowledged too long */
 	uint64_t gso_sends;		/* runs sent as one UDP GSO datagram */

@@ -59,6 +59,7 @@ static void rx_transport(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, 
 	struct mpt_keyslot *ks;
 	struct mpt_session *s;
 	struct mpt_hdr h;
+	bool newest;
 	int reason, n;
 
 	if (mpt_hdr_decode(buf, len, &h, &reason) < 0) {
@@ -70,6 +71,12 @@ static void rx_transport(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, 
 		drop(d, MPT_WIRE_UNKNOWN_INDEX, now);
 		goto put;
 	}
+	if (d->cfg.role == MPT_ROLE_UE && h.path_id >= s->npaths) {
+		/* the UE's paths are its configured ones: an id beyond them would make
+		 * a path without a congestion controller */
+		s->st.drops[MPT_WIRE_BAD_PATH_ID]++;
+		goto put;
+	}
 	if (!mpt_replay_check(&ks->replay[h.path_id], h.pn)) {
 		s->st.drops[MPT_WIRE_REPLAY]++;
 		goto put;
@@ -79,6 +86,7 @@ static void rx_transport(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, 
 		s->st.drops[MPT_WIRE_DECRYPT]++;
 		goto put;
 	}
+	newest = h.pn >= ks->replay[h.path_id].next;	/* next: highest + 1 */
 	if (mpt_replay_update(&ks->replay[h.path_id], h.pn) < 0) {
 		s->st.drops[MPT_WIRE_REPLAY]++;
 		goto put;
@@ -86,7 +94,7 @@ static void rx_transport(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, 
 	ks = mpt_session_confirm(s, ks, now);
 	/* the session takes the buffer (a DATA frame keeps it) */
 	mpt_session_receive(s, ks, &h, p, buf + MPT_WIRE_HDR_LEN, (size_t)n, from, fromlen,
-			    now);
+			    newest, now);
 	return;
 put:
 	mpt_pkt_put(&d->pool, p);
@@ -226,16 +234,26 @@ void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint)
 			}
 			break;
 		}
-		for (i = 0; i < n; i++) {
-			if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
-				d->st.truncated++;
-				continue;
+		/* transport packets first, and what they make sent, then the batch's
+		 * handshake messages: under a flood of inits the tunnel's packets
+		 * never wait behind their work */
+		for (int pass = 0; pass < 2; pass++) {
+			for (i = 0; i < n; i++) {
+				const uint8_t *b = iov[i].iov_base;
+				bool hs = msgs[i].msg_len > 0 && b[0] != MPT_MSG_TRANSPORT;
+
+				if (hs != (pass == 1))
+					continue;
+				if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
+					d->st.truncated++;
+					continue;
+				}
+				rx_message(d, iov[i].iov_base, msgs[i].msg_len,
+					   gro_size(&msgs[i].msg_hdr), fd, &from[i],
+					   msgs[i].msg_hdr.msg_namelen, path_hint, now);
 			}
-			rx_message(d, iov[i].iov_base, msgs[i].msg_len,
-				   gro_size(&msgs[i].msg_hdr), fd, &from[i],
-				   msgs[i].msg_hdr.msg_namelen, path_hint, now);
+			mpt_daemon_flush_dirty(d, now);
 		}
-		mpt_daemon_flush_dirty(d, now);
 		if (n < MPT_RX_BATCH)
 			break;
 	}

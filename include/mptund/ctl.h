@@ -82,6 +82,12 @@ enum mpt_ctl_kind {
 	X("daemon.drop_malformed_pkts", COUNTER, "packets dropped: malformed on the wire") \
 	X("daemon.drop_no_session_pkts", COUNTER, "packets dropped: no session found") \
 	X("daemon.drop_ratelimit_pkts", COUNTER, "handshakes dropped by the rate limit") \
+	X("daemon.drop_hs_duplicate_pkts", COUNTER, "inits dropped as copies of authenticated ones") \
+	X("daemon.drop_hs_busy_pkts", COUNTER, "inits dropped: global handshake budget spent") \
+	X("daemon.hs_cookie_replies", COUNTER, "inits answered with a cookie reply (under load)") \
+	X("daemon.drop_cookie_bad_pkts", COUNTER, "cookie replies that did not open or match") \
+	X("daemon.drop.*", COUNTER, "datagrams dropped before a session was found, by reason") \
+	X("daemon.rx_truncated_pkts", COUNTER, "datagrams larger than the receive buffers") \
 	X("session.#.peer", INFO, "peer name from the configuration") \
 	X("session.#.state", INFO, "handshake or established") \
 	X("session.#.sched", INFO, "active scheduler") \
@@ -170,6 +176,8 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.downs", COUNTER, "times the path was declared down") \
 	X("session.#.path.#.dead_by_data", COUNTER, "times declared down: data unacknowledged for 1.5 PTO") \
 	X("session.#.path.#.send_errors", COUNTER, "sends the kernel refused") \
+	X("session.#.path.#.rebinds", COUNTER, "endpoint moves to a new source address") \
+	X("session.#.path.#.rebinds_refused", COUNTER, "new source addresses not followed") \
 	X("session.#.path.#.gso_sends", COUNTER, "runs of datagrams sent as one UDP GSO send")
 
 struct mpt_ctl_key {

@@ -8,11 +8,14 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,6 +44,19 @@ static void serve(void)
 	_exit(0);
 }
 
+static bool listening(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool ok;
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	ok = fd >= 0 && connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
 static int setup(void **state)
 {
 	strcpy(dir, "/tmp/ctlcli.XXXXXX");
@@ -49,7 +65,8 @@ static int setup(void **state)
 	server_pid = fork();
 	if (server_pid == 0)
 		serve();
-	for (int i = 0; i < 2000 && access(sock, F_OK); i++)
+	/* the socket file exists from bind(), answers from listen(): wait for that */
+	for (int i = 0; i < 2000 && !listening(sock); i++)
 		usleep(1000);
 	setenv("MPTUND_RUN_DIR", dir, 1);
 	return 0;
