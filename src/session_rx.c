@@ -184,12 +184,6 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 	if (!ks->confirmed)
 		ks->confirmed = true;
 	s->last_auth_rx_ns = now;
-	if (!path->used && s->d->cfg.role == MPT_ROLE_UE) {
-		/* the UE announces its paths: the anchor names none the UE lacks */
-		s->st.drops[MPT_WIRE_BAD_PATH_ID]++;
-		mpt_pkt_put(&s->d->pool, p);
-		return;
-	}
 	if (!path->used) {
 		/* anchor: a new path of this UE; probe it at once to prove it */
 		path->used = true;
