@@ -48,9 +48,15 @@ static bool listening(const char *path)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	size_t len = strlen(path);
 	bool ok;
 
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if (len >= sizeof(sun.sun_path)) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	memcpy(sun.sun_path, path, len + 1);
 	ok = fd >= 0 && connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
 	if (fd >= 0)
 		close(fd);
