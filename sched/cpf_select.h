@@ -5,6 +5,15 @@
  * ties broken by the lower path id (ACPF paper, section 3.1). With arrival awareness
  * (arrival.h) only the needed paths (the cheapest, all when the queue stands) that are
  * useful (in time) take part; otherwise the packet waits. A scan over K <= MPT_MAX_PATHS paths.
+ *
+ * Small packets (at most MPT_CPF_SMALL bytes: an inner TCP ACK, a DNS query) with
+ * arrival awareness: they go where they arrive soonest when the cheapest path with
+ * room would deliver them more than max(10 ms, a quarter) later. Their bytes cost
+ * nothing worth saving, and their delay is another flow's RTT: a downlink flow's ACKs
+ * queued behind bulk on a thin, cheap DSL uplink (issue 22) cut its rate to that of the
+ * thin path, and ACKs spread over paths of very different delays arrive out of order
+ * and wait in the anchor's reorder buffer. When the cheap path is not slower (an idle
+ * DSL line, 12 ms against LTE's 30), they stay on it.
  */
 #ifndef MPTUND_SCHED_CPF_SELECT_H
 #define MPTUND_SCHED_CPF_SELECT_H
@@ -15,13 +24,49 @@
 
 /* Index of the cheapest eligible path with room under window[], or -1 when every such
  * path is full or down (the packet is held). arrival false: the paper's CPF. */
+#define MPT_CPF_SMALL		128
+#define MPT_CPF_SMALL_MARGIN_NS	10000000ULL
+
+/* A small packet's path when it is not the cheapest one with room (see above), or -1. */
+static inline int mpt_cpf_small(const struct mpt_sched_ctx *ctx, const uint64_t *window,
+				const uint8_t *order, uint32_t len)
+{
+	uint64_t best_at = UINT64_MAX, cheap_at = 0;
+	int best = -1, cheap = -1;
+
+	for (unsigned k = 0; k < ctx->npaths; k++) {
+		unsigned i = order[k];
+		uint64_t at;
+
+		if (!mpt_path_has_room(&ctx->paths[i], window[i]))
+			continue;
+		at = mpt_arrival_ns(&ctx->paths[i], window[i], len);
+		if (cheap < 0) {
+			cheap = (int)i;
+			cheap_at = at;
+		}
+		if (at < best_at) {
+			best_at = at;
+			best = (int)i;
+		}
+	}
+	if (best < 0 || best == cheap ||
+	    cheap_at <= best_at + (best_at / 4 > MPT_CPF_SMALL_MARGIN_NS ? best_at / 4
+								  : MPT_CPF_SMALL_MARGIN_NS))
+		return -1;
+	return best;
+}
+
 static inline int mpt_cpf_select(const struct mpt_sched_ctx *ctx, const uint64_t *window,
 				 uint32_t len, bool arrival)
 {
 	uint8_t order[MPT_MAX_PATHS];
 	uint32_t ok = ~0u;
+	int small;
 
 	mpt_arrival_cost_order(ctx, order);
+	if (arrival && len <= MPT_CPF_SMALL && (small = mpt_cpf_small(ctx, window, order, len)) >= 0)
+		return small;
 	if (arrival)
 		ok = mpt_arrival_useful_ordered(ctx, order, mpt_arrival_needed(ctx), window,
 						len);

@@ -143,9 +143,38 @@ static void test_registry(void **state)
 		assert_non_null(mpt_sched_find(*n));
 }
 
+/* Small packets (inner TCP ACKs) with arrival awareness (the default): where they
+ * arrive soonest when the cheapest path would deliver them much later (a thin cheap
+ * uplink with a standing queue), on the cheapest path otherwise; full-size packets
+ * keep cost order. */
+static void test_small_packets_go_soonest(void **state)
+{
+	static const uint32_t cost[] = { 0, 1 };
+	struct fix f;
+
+	fix_init(&f, 2, cost, 10);
+	assert_int_equal(schedtest_set(f.ops, f.priv, "arrival", "1"), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		f.paths[i].btlbw = i ? 1000000 : 125000;	/* 8 and 1 Mbit/s */
+		f.paths[i].delivery_rate = f.paths[i].btlbw;
+	}
+	/* cheap: 24 ms min RTT with 200 ms of queue; dear: 60 ms, no queue */
+	f.paths[0].min_rtt_ns = 24000000;
+	f.paths[0].srtt_ns = f.paths[0].latest_rtt_ns = 224000000;
+	f.paths[1].min_rtt_ns = f.paths[1].srtt_ns = f.paths[1].latest_rtt_ns = 60000000;
+	f.paths[0].in_flight = 3 * PKT;
+	assert_int_equal(schedtest_send_one(f.ops, f.priv, &f.ctx, f.paths, 60), 1);
+	/* both idle, the cheap path the faster: it keeps the small packets */
+	f.paths[0].srtt_ns = f.paths[0].latest_rtt_ns = 24000000;
+	f.paths[0].in_flight = 0;
+	f.paths[1].in_flight = 0;
+	assert_int_equal(schedtest_send_one(f.ops, f.priv, &f.ctx, f.paths, 60), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_small_packets_go_soonest),
 		cmocka_unit_test(test_fills_cheapest_first),
 		cmocka_unit_test(test_overflow_only_when_full),
 		cmocka_unit_test(test_ties_by_id),
