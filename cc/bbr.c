@@ -6,7 +6,12 @@
  * Model: BtlBw = windowed max of delivery-rate samples over bw_rtts round trips
  * (app-limited samples only when they raise it); RTprop = min RTT over min_rtt_win_ms.
  * BDP = BtlBw x RTprop. pacing_rate = pacing_gain x BtlBw x (1 - pacing_margin);
- * cwnd = cwnd_gain x BDP + quantization, at least min_cwnd_pkts.
+ * cwnd = cwnd_gain x BDP + send_quanta x send_quantum, at least min_cwnd_pkts, where
+ * send_quantum (draft 4.2.2) is the burst the sender releases at once: one or two
+ * packets at low rates, else 1 ms at the pacing rate up to 64 KiB (the pacer's horizon,
+ * src/pacer.h, and a UDP GSO send). On a sub-millisecond path the quanta are most of
+ * the window: they cover the time our own batches, timers and ACK frequency add to
+ * RTprop's bare round trip, which a window of 2 BDP alone does not.
  *
  *            +---------+  BtlBw grew < full_bw_thresh for full_bw_cnt rounds
  *   init --> | Startup | -----------------------------+
@@ -57,7 +62,11 @@ struct bbr {
 	uint32_t min_cwnd_pkts;
 	uint32_t full_bw_cnt;
 	uint32_t init_cwnd_pkts;
-	uint32_t quantization_pkts;
+	uint32_t send_quanta;
+	uint32_t quantum_us;
+	uint32_t quantum_max;
+	uint32_t quantum_1pkt_kbps;
+	uint32_t quantum_2pkt_kbps;
 	uint32_t default_rtt_us;
 	uint32_t startup_full_loss_cnt;
 	double loss_thresh;
@@ -133,6 +142,38 @@ static uint64_t bbr_probe_rtt_cwnd(const struct bbr *b)
 			       (double)(mpt_minmax_get(&b->bw) ? mpt_minmax_get(&b->bw) : 0) *
 			       (double)b->min_rtt_ns / 1e9);
 	return MPT_MAX(w, min_cwnd);
+}
+
+/*
+ * draft 4.2.2 BBRSetSendQuantum: 1 MSS below 1.2 Mbit/s, 2 MSS below 24 Mbit/s, else
+ * min(pacing_rate x 1 ms, 64 KiB); never less than one MSS.
+ */
+static uint64_t bbr_send_quantum(const struct bbr *b, uint64_t pacing_rate)
+{
+	uint64_t q;
+
+	if (pacing_rate * 8 < (uint64_t)b->quantum_1pkt_kbps * 1000)
+		return b->mss;
+	if (pacing_rate * 8 < (uint64_t)b->quantum_2pkt_kbps * 1000)
+		return 2 * (uint64_t)b->mss;
+	q = pacing_rate * b->quantum_us / MPT_NSEC_PER_MSEC;
+	q = MPT_MIN(q, (uint64_t)b->quantum_max);
+	return MPT_MAX(q, (uint64_t)b->mss);
+}
+
+/*
+ * draft 4.2.3.2 BBRInflight: gain x BDP + quanta, quanta = send_quanta x send quantum
+ * (tcp_bbr.c bbr_quantization_budget): room in the window for the sender's bursts.
+ * mptund uses it for the window only; the in-flight targets that end Drain and the
+ * gain cycle's phases stay at the bare BDP (as before), so the down_gain phase still
+ * drains the queue and an equal RTprop sample refreshes the filter: with the quanta
+ * in those targets a standing queue of 3 quanta stays and a constant-delay 50 Mbit/s
+ * path probes its RTT every 10 s (test_bbr_rtprop_refreshes_on_equal: 3 in 35 s).
+ */
+static uint64_t bbr_inflight(const struct mpt_cc *cc, const struct bbr *b, uint64_t bw,
+			     double gain)
+{
+	return bbr_bdp(b, bw, gain) + b->send_quanta * bbr_send_quantum(b, cc->pacing_rate);
 }
 
 static double bbr_cycle_gain(const struct bbr *b, uint32_t idx)
@@ -408,9 +449,7 @@ static void bbr_set_cwnd(struct mpt_cc *cc, struct bbr *b, const struct mpt_cc_p
 		goto done;
 	}
 
-	target = bbr_bdp(b, bbr_max_bw(b), b->cur_cwnd_gain);
-	/* tcp_bbr.c bbr_quantization_budget: room for the sender's bursts */
-	target += (uint64_t)b->quantization_pkts * b->mss;
+	target = bbr_inflight(cc, b, bbr_max_bw(b), b->cur_cwnd_gain);
 	if (b->mode == MPT_CC_PROBE_BW && b->cycle_idx == 0)
 		target += 2 * (uint64_t)b->mss;
 	if (b->full_bw_reached)
@@ -591,8 +630,20 @@ static const struct mpt_param bbr_params[] = {
 	    "rounds without growth that mean a full pipe (draft 4.3.2.2; bbr_full_bw_cnt)"),
 	P_U("init_cwnd_pkts", init_cwnd_pkts, 2, 1000, 10,
 	    "initial cwnd, packets (draft 4.2.3.1 InitialCwnd; RFC 6928 IW10); see the trade-off below"),
-	P_U("quantization_pkts", quantization_pkts, 0, 64, 3,
-	    "cwnd allowance for send bursts, packets (tcp_bbr.c bbr_quantization_budget)"),
+	P_U("send_quanta", send_quanta, 0, 64, 3,
+	    "cwnd allowance for send bursts, in send quanta (draft 4.2.3.2 BBRInflight; "
+	    "tcp_bbr.c bbr_quantization_budget)"),
+	P_U("quantum_us", quantum_us, 1, 100000, 1000,
+	    "send quantum at high rates = pacing rate x this, us (draft 4.2.2 "
+	    "BBRSetSendQuantum: 1 ms; tcp_bbr.c sk_pacing_shift)"),
+	P_U("quantum_max", quantum_max, 1200, 1u << 20, 65536,
+	    "largest send quantum, bytes (draft 4.2.2 BBRSetSendQuantum: 64 KBytes)"),
+	P_U("quantum_1pkt_kbps", quantum_1pkt_kbps, 0, 100000000, 1200,
+	    "below this pacing rate the send quantum is 1 packet, kbit/s (draft 4.2.2: "
+	    "1.2 Mbps; tcp_bbr.c bbr_min_tso_rate)"),
+	P_U("quantum_2pkt_kbps", quantum_2pkt_kbps, 0, 100000000, 24000,
+	    "below this pacing rate the send quantum is 2 packets, kbit/s (draft 4.2.2: "
+	    "24 Mbps)"),
 	P_U("default_rtt_us", default_rtt_us, 1, 10000000, 1000,
 	    "RTT for the initial pacing rate before a sample, us "
 	    "(tcp_bbr.c bbr_init_pacing_rate_from_rtt)"),

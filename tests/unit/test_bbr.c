@@ -221,7 +221,11 @@ static void test_bbr_constants_are_literal(void **state)
 		{ "min_cwnd_pkts", 4 },
 		{ "full_bw_cnt", 3 },
 		{ "init_cwnd_pkts", 10 },
-		{ "quantization_pkts", 3 },
+		{ "send_quanta", 3 },
+		{ "quantum_us", 1000 },
+		{ "quantum_max", 65536 },
+		{ "quantum_1pkt_kbps", 1200 },
+		{ "quantum_2pkt_kbps", 24000 },
 		{ "default_rtt_us", 1000 },
 		{ "startup_full_loss_cnt", 6 },
 		{ "loss_thresh", 0.02 },
@@ -322,6 +326,67 @@ static void test_bbr_params(void **state)
 			    strstr(ops->params[i].help, "bbr_"));
 }
 
+/*
+ * The window's burst allowance is 3 send quanta (draft 4.2.3.2 BBRInflight), the
+ * quantum by pacing rate (draft 4.2.2 BBRSetSendQuantum): 1 MSS below 1.2 Mbit/s,
+ * 2 MSS below 24 Mbit/s, else min(rate x 1 ms, 64 KiB). Driven directly with a steady
+ * synthetic path into ProbeBW at three rates; at 1 Gbit/s and an 80 us RTprop (an
+ * unshaped veth) the window covers more than a millisecond at the link rate, which
+ * 2 BDP + 3 packets (20 KB: about 0.2 ms) did not.
+ */
+static void test_bbr_send_quantum(void **state)
+{
+	static const struct { uint64_t rate, rtt; } cases[] = {
+		{ 500000 / 8, 32 * MS },		/* 0.5 Mbit/s: 1 MSS */
+		{ 10000000 / 8, 32 * MS },		/* 10 Mbit/s: 2 MSS */
+		{ 1000000000 / 8, 80 * MPT_NSEC_PER_USEC },	/* 1 Gbit/s: 64 KiB */
+	};
+	const struct mpt_cc_ops *ops = mpt_cc_find("bbr");
+	const uint32_t mss = 1400;
+
+	for (size_t i = 0; i < MPT_ARRAY_SIZE(cases); i++) {
+		uint64_t rate = cases[i].rate, rtt = cases[i].rtt;
+		uint64_t bdp = rate * rtt / SEC, now = 1, delivered = 0, quantum, want;
+		struct mpt_cc_path p = { .mss = mss };
+		struct mpt_rng rng;
+		struct mpt_cc cc;
+
+		mpt_rng_seed(&rng, 7);
+		mpt_cc_prepare(&cc, ops);
+		ops->init(&cc, &p, &rng, now);
+		for (int round = 0; round < 200; round++) {
+			struct mpt_rate_sample rs = {
+				.delivered = bdp, .interval_ns = rtt, .rtt_ns = rtt,
+				.prior_delivered = delivered, .acked_bytes = bdp,
+				.prior_in_flight = bdp,
+			};
+
+			now += rtt;
+			delivered += bdp;
+			p.delivered = delivered;
+			p.srtt_ns = p.min_rtt_ns = rtt;
+			ops->on_ack(&cc, &p, &rs, now);
+		}
+		assert_int_equal(cc.state, MPT_CC_PROBE_BW);
+		if (cc.pacing_rate * 8 < 1200000)
+			quantum = mss;
+		else if (cc.pacing_rate * 8 < 24000000)
+			quantum = 2 * mss;
+		else
+			quantum = MPT_MIN(cc.pacing_rate / 1000, 65536);
+		want = (uint64_t)(2.0 * (double)rate * (double)rtt / 1e9) + 3 * quantum;
+		if (bbr_stat(&cc, "cycle_idx") == 0)
+			want += 2 * mss;		/* tcp_bbr.c: probing phase */
+		print_message("%llu bit/s: pacing %llu B/s, quantum %llu, cwnd %llu\n",
+			      (unsigned long long)rate * 8,
+			      (unsigned long long)cc.pacing_rate,
+			      (unsigned long long)quantum, (unsigned long long)cc.cwnd);
+		assert_true(cc.cwnd + 1 >= want && cc.cwnd <= want + 1);
+		if (i == 2)
+			assert_true(cc.cwnd >= rate * MS / SEC);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_bbr_probe_rtt_interval),
 		cmocka_unit_test(test_bbr_rtprop_refreshes_on_equal),
 		cmocka_unit_test(test_bbr_constants_are_literal),
+		cmocka_unit_test(test_bbr_send_quantum),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
