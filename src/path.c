@@ -9,7 +9,6 @@
 
 #include "log.h"
 #include "path.h"
-#include "sys.h"
 
 /* The recovery's release callback: an acknowledged kept packet goes back to the pool,
  * a lost one waits in lostq for the session's verdict. Both tell the path MTU
@@ -20,8 +19,10 @@ static void path_release(void *arg, void *data, bool lost)
 	struct mpt_pkt *pkt = data;
 	uint32_t size = pkt->len + MPT_WIRE_DATA_OVERHEAD + mpt_path_ip_udp(p);
 
+	/* the packet's send time stands for now: a search a black hole starts is due at
+	 * once either way, and no clock read is added per acknowledged packet */
 	if (mpt_plpmtud_on_data(&p->pmtu, (uint16_t)MPT_MIN(size, 65535u), pkt->sent_ns, lost,
-				mpt_now_ns()))
+				pkt->sent_ns))
 		log_info("path %s: packets of %u bytes vanish while smaller ones pass: "
 			   "path MTU black hole, down to %u bytes and searching again",
 			   p->name, size, p->pmtu.plpmtu);

@@ -112,11 +112,6 @@ static bool wants_small(const struct mpt_plpmtud *m)
 	       !m->small_ok;
 }
 
-bool mpt_plpmtud_wants_small_probe(const struct mpt_plpmtud *m)
-{
-	return wants_small(m);
-}
-
 /* The round is over: unanswered sizes above what is confirmed fail. */
 static void close_round(struct mpt_plpmtud *m)
 {

@@ -130,9 +130,6 @@ bool mpt_plpmtud_on_probe_ack(struct mpt_plpmtud *m, uint32_t id, uint64_t now);
  * dropped to the base; logged by the caller). */
 bool mpt_plpmtud_on_data(struct mpt_plpmtud *m, uint16_t size, uint64_t sent_ns, bool lost,
 			 uint64_t now);
-/* Full-size losses wait for evidence that small packets pass: true when the caller
- * should send a small probe now to get it. */
-bool mpt_plpmtud_wants_small_probe(const struct mpt_plpmtud *m);
 /* ICMP PTB / frag needed reporting mtu (validated by the kernel's socket match).
  * Returns true when taken as a hint. */
 bool mpt_plpmtud_on_ptb(struct mpt_plpmtud *m, uint32_t mtu, uint64_t now);

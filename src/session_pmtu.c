@@ -56,7 +56,7 @@ void mpt_session_pmtu_timer(struct mpt_session *s, struct mpt_path *p, uint64_t 
 	if (n)
 		mpt_plpmtud_on_sent(&p->pmtu, sent, probe_timeout(p), now);
 	if (p->pmtu.state == MPT_PMTU_COMPLETE && p->pmtu.searches &&
-	    p->pmtu.raise_at_ns == now + MPT_PMTU_RAISE_NS)
+	    p->pmtu.raise_at_ns == now + p->pmtu.raise_ns)
 		log_info("%s: path %s: path MTU %u bytes (inner packets up to %u)", s->name,
 			 p->name, p->pmtu.plpmtu, mpt_path_max_inner(p, s->d->pool.mtu));
 }
