@@ -231,8 +231,16 @@ bh1=$(ctl anchor session.0.path.0.black_holes)
 gap=$(longest_gap "$TMP/fall.json")
 log "MTU fall on path big mid-flow: goodput $fall Mbit/s, longest gap $gap s," \
 	"anchor black holes $bh0 -> $bh1, plpmtu now $(ctl anchor session.0.path.0.plpmtu_bytes)"
-check "the anchor found the black hole" [ "$bh1" -gt "$bh0" ]
-check "path big is back near 1280 on the anchor (1270-1284)" found anchor 0 1270 1284
+clamp=$(ctl anchor session.0.mss_clamp_bytes)
+if [ "$bh1" -gt "$bh0" ]; then
+	ok "the anchor found the black hole"
+	check "path big is back near 1280 on the anchor (1270-1284)" found anchor 0 1270 1284
+else
+	# ClampMSS (on since step 1's paths were found) may have kept the flow's
+	# segments below 1280: then no full-size packet was lost, nothing to find
+	check "no black hole to find: the flow was clamped (mss_clamp_bytes $clamp)" \
+		[ "${clamp:-0}" -gt 0 ] && [ "${clamp:-0}" -le 1213 ]
+fi
 check "the flow never stopped for a second" awk -v g="$gap" 'BEGIN { exit !(g < 1.0) }'
 check "still no outer fragment" [ "$(frags)" = 0 ]
 finish
