@@ -9,7 +9,7 @@
  * cwnd = cwnd_gain x BDP + send_quanta x send_quantum, at least min_cwnd_pkts, where
  * send_quantum (draft 4.2.2) is the burst the sender releases at once: one or two
  * packets at low rates, else 1 ms at the pacing rate up to 64 KiB (the pacer's horizon,
- * src/pacer.h, and a UDP GSO send). On a sub-millisecond path the quanta are most of
+ * src/core/pacer.h, and a UDP GSO send). On a sub-millisecond path the quanta are most of
  * the window: they cover the time our own batches, timers and ACK frequency add to
  * RTprop's bare round trip, which a window of 2 BDP alone does not.
  *

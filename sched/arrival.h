@@ -24,7 +24,7 @@
  * Needed (the cheapest-path family). The cheapest up path is needed; the dearer ones
  * are needed while the sender's queue stands (ctx->standing: its packets have waited
  * more than 5 ms for 100 ms in the scheduler queue and their path's bottleneck queue,
- * CoDel's test of a standing queue, RFC 8289 3.3; src/standing.h). A burst
+ * CoDel's test of a standing queue, RFC 8289 3.3; src/core/standing.h). A burst
  * of an application that sends below the cheap path's capacity queues for the cheap
  * path and drains there instead of spilling onto a metered path; a sender the cheap
  * path cannot carry builds a standing queue and spills as soon as the spill is useful.

@@ -9,7 +9,7 @@ Contract used by run.py:
   h.ctl_file         JSON lines written by `mptund-ctl watch` (parsed by parse_ctl_sample)
   h.stop()           stops watchers and daemons, returns {"ue": rc, "anchor": rc}
 
-The daemon: `mptund -c FILE` (foreground, logs to stderr), INI config (src/config.h).
+The daemon: `mptund -c FILE` (foreground, logs to stderr), INI config (src/config/config.h).
 """
 import os
 import subprocess

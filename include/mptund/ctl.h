@@ -43,7 +43,7 @@
  *	session.S.sched_stat.NAME=V		(per session)
  *	session.S.sched_stat.NAME.P=V		(per path: mpt_stat.per_path)
  * with a "_total" suffix on NAME for MPT_STAT_COUNTER; mpt_ctl_out_sched_stats()
- * (src/ctl_out.h) writes them. The congestion controller's statistics likewise as
+ * (src/ctl/ctl_out.h) writes them. The congestion controller's statistics likewise as
  *	session.S.path.P.cc_stat.NAME=V		("_total" suffix for counters)
  */
 #ifndef MPTUND_CTL_H
@@ -186,7 +186,7 @@ struct mpt_ctl_key {
 	const char *help;
 };
 
-/* The vocabulary table (src/ctl_vocab.c) and its lookup. */
+/* The vocabulary table (src/ctl/ctl_vocab.c) and its lookup. */
 extern const struct mpt_ctl_key mpt_ctl_keys[];
 extern const size_t mpt_ctl_nkeys;
 

@@ -23,7 +23,7 @@ quiet() { "$@" >/dev/null 2>&1; }
 # pending ARGS...: mptund ARGS says "not yet implemented" (the placeholder entry point
 # or a command still missing); such checks skip with a note instead of failing.
 pending() { "$MPTUND" "$@" < /dev/null 2>&1 | grep -q 'not yet implemented'; }
-ctl_in_tree() { [ -e "$SRC/src/ctl_main.c" ]; }
+ctl_in_tree() { [ -e "$SRC/src/ctl/ctl_main.c" ]; }
 # unit_value KEY: the value of the unit's KEY= line (last one wins, as in systemd)
 unit_value() { sed -n "s/^$1=//p" "$UNIT" | tail -n1; }
 
@@ -68,9 +68,9 @@ for ref in $(unit_value Documentation); do
 	fi
 done
 
-# The capabilities the daemon keeps after dropping privileges (src/sys.c) must be in
+# The capabilities the daemon keeps after dropping privileges (src/io/sys.c) must be in
 # the bounding set, plus what the switch itself needs.
-caps=$(grep -o '1u << CAP_[A-Z_]*' "$SRC/src/sys.c" | sed 's/1u << //' | sort -u)
+caps=$(grep -o '1u << CAP_[A-Z_]*' "$SRC/src/io/sys.c" | sed 's/1u << //' | sort -u)
 bset=" $(unit_value CapabilityBoundingSet) "
 for c in $caps CAP_SETUID CAP_SETGID; do
 	check "unit: CapabilityBoundingSet has $c" grep -q " $c " <<< "$bset"

@@ -157,7 +157,7 @@ static void test_needed_when_queue_stands(void **state)
 	}
 }
 
-/* The standing-queue test itself (src/standing.h): bursts that drain within the
+/* The standing-queue test itself (src/core/standing.h): bursts that drain within the
  * interval never stand; 100 ms above 5 ms does; 100 ms below ends it. */
 static void test_standing_queue(void **state)
 {

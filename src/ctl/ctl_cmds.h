@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mptund-ctl subcommands: a table of {name, fn, usage, help}, and the program's logic
- * (ctl_main), kept out of src/ctl_main.c so that tests can run it in-process.
+ * (ctl_main), kept out of src/ctl/ctl_main.c so that tests can run it in-process.
  *
  * Exit codes, stable for scripts:
  *	0  success
