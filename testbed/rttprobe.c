@@ -5,7 +5,7 @@
  * userspace turnaround on the far side. Receive times come from SO_TIMESTAMPNS (the
  * kernel's arrival stamp), send times are taken right before sendto().
  *
- *   rttprobe [-c COUNT] [-i SECONDS] [-s PAYLOAD] [-W TIMEOUT_S] [-j] ADDRESS
+ *   rttprobe [-c COUNT] [-i SECONDS] [-s PAYLOAD] [-W TIMEOUT_S] [-B SRC] [-j] ADDRESS
  *
  * Prints one line per reply ("seq N rtt_ms X") unless -j, then a JSON summary:
  * {"sent":..,"received":..,"min_ms":..,"avg_ms":..,"max_ms":..,"mdev_ms":..,
@@ -108,18 +108,20 @@ int main(int argc, char **argv)
 	int count = 10, size = 56, c, fd, one = 1, got = 0;
 	double interval = 0.2, timeout = 1.0, sum = 0, sum2 = 0, *rtts;
 	bool json = false;
-	struct sockaddr_in dst = { .sin_family = AF_INET };
+	struct sockaddr_in dst = { .sin_family = AF_INET }, src = { .sin_family = AF_INET };
+	const char *bind_to = NULL;
 	uint16_t id = (uint16_t)getpid();
 
-	while ((c = getopt(argc, argv, "c:i:s:W:j")) != -1) {
+	while ((c = getopt(argc, argv, "c:i:s:W:B:j")) != -1) {
 		switch (c) {
 		case 'c': count = atoi(optarg); break;
 		case 'i': interval = atof(optarg); break;
 		case 's': size = atoi(optarg); break;
 		case 'W': timeout = atof(optarg); break;
 		case 'j': json = true; break;
+		case 'B': bind_to = optarg; break;
 		default:
-			fprintf(stderr, "usage: rttprobe [-c N] [-i S] [-s BYTES] [-W S] [-j] ADDR\n");
+			fprintf(stderr, "usage: rttprobe [-c N] [-i S] [-s BYTES] [-W S] [-B SRC] [-j] ADDR\n");
 			return 2;
 		}
 	}
@@ -137,6 +139,11 @@ int main(int argc, char **argv)
 	if (fd < 0) {
 		perror("rttprobe: raw socket (needs root)");
 		return 1;
+	}
+	if (bind_to && (inet_pton(AF_INET, bind_to, &src.sin_addr) != 1 ||
+			bind(fd, (struct sockaddr *)&src, sizeof(src)) < 0)) {
+		fprintf(stderr, "rttprobe: cannot use source address '%s'\n", bind_to);
+		return 2;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
 	rtts = calloc((size_t)count, sizeof(*rtts));
