@@ -15,6 +15,8 @@
   "scheduler_params": {"olms": {"MaxRtt": "50"}},   # [Scheduler] tunables, by name
   "cc_params": {"acpf@iw": {"init_cwnd_pkts": 64}}, # [Congestion] tunables, by name
   "interface_params": {"cpf@nohold": {"ReorderMaxHold": "0"}}, # [Interface] keys
+  "rules": {"acpf@atsss": [{"Name": "voice", "Protocol": "udp", "DestinationPort": "5400",
+                            "Scheduler": "redundant"}]},  # [Rule] sections (anchor)
   "tunnel_cc": "bbr",
   "cc": ["reno", "cubic", "bbr"],
   "flow": {"type": "greedy" | "transfer", "direction": "down" | "up", "duration_s": 60,
@@ -184,6 +186,11 @@ def load(path):
     sc["repetitions"] = int(_num(sc, "repetitions", where, 1, 1, 1000))
     sc["seed"] = int(_num(sc, "seed", where, 1, 0, 2**32))
     sc.setdefault("tunnel_cc", "bbr")
+    rules = sc.setdefault("rules", {})
+    if not isinstance(rules, dict) or not all(
+            isinstance(v, list) and all(isinstance(r, dict) for r in v) for v in rules.values()):
+        raise ScenarioError("%s: rules must map scheduler names to a list of {key: value}"
+                            % where)
     for key in ("scheduler_params", "cc_params", "interface_params"):
         sc.setdefault(key, {})
         if not isinstance(sc[key], dict) or not all(isinstance(v, dict)
