@@ -5,6 +5,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -12,6 +13,35 @@
 #include "config_int.h"
 #include "keys.h"
 #include "log.h"
+
+/* Parser errors, as STYLE.md asks: FILE:LINE: KEY: message (config.c reports
+ * through it too). */
+static int __attribute__((format(printf, 4, 0)))
+failv(struct cfg_parser *ps, int line, const char *key, const char *fmt, va_list ap)
+{
+	int n;
+
+	if (line > 0)
+		n = snprintf(ps->err, ps->errlen, "%s:%d: ", ps->cfg->file, line);
+	else
+		n = snprintf(ps->err, ps->errlen, "%s: ", ps->cfg->file);
+	if (key && n >= 0 && (size_t)n < ps->errlen)
+		n += snprintf(ps->err + n, ps->errlen - (size_t)n, "%s: ", key);
+	if (n >= 0 && (size_t)n < ps->errlen)
+		vsnprintf(ps->err + n, ps->errlen - (size_t)n, fmt, ap);
+	return -EINVAL;
+}
+
+int cfg_failat(struct cfg_parser *ps, int line, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = failv(ps, line, key, fmt, ap);
+	va_end(ap);
+	return rc;
+}
 
 static void list_modules(char *buf, size_t len, bool sched)
 {
