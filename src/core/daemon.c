@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl_glue.h"
 #include "daemon.h"
 #include "log.h"
 #include "sys.h"
@@ -273,6 +272,17 @@ static void start_watchers(struct mpt_daemon *d)
 }
 
 /* systemd STATUS=: paths up per session at a glance (and READY=1 the first time). */
+static int ctl_open(struct mpt_daemon *d, char *err, size_t errlen)
+{
+	return d->ops && d->ops->ctl_open ? d->ops->ctl_open(d, err, errlen) : 0;
+}
+
+static void ctl_close(struct mpt_daemon *d)
+{
+	if (d->ops && d->ops->ctl_close)
+		d->ops->ctl_close(d);
+}
+
 void mpt_daemon_notify_status(struct mpt_daemon *d, bool ready)
 {
 	char buf[256];
@@ -375,7 +385,7 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 	ret = open_sessions(d, err, errlen);
 	if (ret < 0)
 		goto fail_sessions;
-	ret = mpt_ctl_glue_open(d, err, errlen);
+	ret = ctl_open(d, err, errlen);
 	if (ret < 0)
 		goto fail_sessions;
 	start_watchers(d);
@@ -398,7 +408,7 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 	return 0;
 
 fail_ctl:
-	mpt_ctl_glue_close(d);
+	ctl_close(d);
 fail_sessions:
 	close_sessions(d);
 	if (d->nm_open)
@@ -422,7 +432,7 @@ fail_cfg:
 
 void mpt_daemon_stop(struct mpt_daemon *d)
 {
-	mpt_ctl_glue_close(d);
+	ctl_close(d);
 	close_sessions(d);
 	if (d->nm_open) {
 		ev_io_stop(d->loop, &d->nm_io);

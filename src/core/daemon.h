@@ -30,6 +30,15 @@
 #define MPT_GSO_MAX_BYTES	65000	/* UDP payload of one GSO send */
 
 struct mpt_ctl_server;
+struct mpt_daemon;
+
+/* What the daemon's owner (main.c) plugs in: the layer above the core, the control
+ * socket (src/ctl/), is opened and closed through these, so the core never calls into
+ * it. Both optional; set before mpt_daemon_start. */
+struct mpt_daemon_ops {
+	int (*ctl_open)(struct mpt_daemon *d, char *err, size_t errlen);
+	void (*ctl_close)(struct mpt_daemon *d);
+};
 
 /* Data packets sealed for one path next to each other in buf, sent with UDP GSO runs
  * or one sendmmsg. pkt[i]: the buffer to recycle after the send, NULL when the path's
@@ -60,6 +69,7 @@ struct mpt_daemon {
 	char config_path[256];
 	char instance[64];
 	uint32_t inner_mtu;
+	const struct mpt_daemon_ops *ops;	/* the owner's, or NULL */
 
 	/* runtime */
 	struct ev_loop *loop;
