@@ -16,31 +16,6 @@
 
 #define CONTAINER(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
-void mpt_daemon_flush_dirty(struct mpt_daemon *d, uint64_t now)
-{
-	for (int rounds = 0; d->dirty && rounds < 4; rounds++) {
-		struct mpt_session *list = d->dirty;
-
-		d->dirty = NULL;
-		while (list) {
-			struct mpt_session *s = list;
-
-			list = s->dirty_next;
-			s->dirty = false;
-			mpt_session_flush(s, now);
-		}
-	}
-}
-
-int mpt_daemon_sendto(struct mpt_daemon *d, struct mpt_path *p, const uint8_t *buf,
-		      size_t len)
-{
-	ssize_t n = sendto(p->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&p->remote,
-			   p->remote_len);
-
-	return n < 0 ? -errno : 0;
-}
-
 static void tun_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	mpt_tun_readable(CONTAINER(w, struct mpt_daemon, tun_io));

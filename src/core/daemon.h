@@ -120,6 +120,7 @@ static inline void mpt_daemon_mark(struct mpt_daemon *d, struct mpt_session *s)
 		d->dirty = s;
 	}
 }
+/* Flush the sessions marked (session.c). */
 void mpt_daemon_flush_dirty(struct mpt_daemon *d, uint64_t now);
 /* systemd STATUS= line (READY=1 too when ready); a no-op outside systemd. */
 void mpt_daemon_notify_status(struct mpt_daemon *d, bool ready);
@@ -143,13 +144,10 @@ void mpt_daemon_on_ptb(struct mpt_daemon *d, int fd, int path_hint,
 		       uint64_t now);
 /* TUN reading and writing (tunio.c). */
 void mpt_tun_readable(struct mpt_daemon *d);
+/* The reorder buffer's delivery: an in-order packet to the TUN (session_rx.c). */
 void mpt_tun_deliver(void *arg, uint64_t dsn, void *pkt, uint32_t len,
 		     enum mpt_reorder_why why);
 struct mpt_session *mpt_daemon_session_for_dst(struct mpt_daemon *d, int family,
 					       const void *addr);
-
-/* Sending a sealed datagram on a path (tx accounting in the caller). */
-int mpt_daemon_sendto(struct mpt_daemon *d, struct mpt_path *p, const uint8_t *buf,
-		      size_t len);
 
 #endif

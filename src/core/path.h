@@ -187,5 +187,7 @@ void mpt_path_cc_view(const struct mpt_path *p, struct mpt_cc_path *cp, uint32_t
 int mpt_path_socket_open(const struct mpt_path_config *pc, char *err, size_t errlen);
 /* Shared by UE path sockets and the anchor's listen socket. */
 int mpt_udp_socket(int family, char *err, size_t errlen);
+/* Send one sealed datagram to the path's peer: 0 or -errno (the caller counts). */
+int mpt_path_sendto(const struct mpt_path *p, const uint8_t *buf, size_t len);
 
 #endif

@@ -388,3 +388,19 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now)
 	ev_timer_set(&s->timer, at > now ? (double)(at - now) / 1e9 : 0.0, 0.0);
 	ev_timer_start(s->d->loop, &s->timer);
 }
+
+void mpt_daemon_flush_dirty(struct mpt_daemon *d, uint64_t now)
+{
+	for (int rounds = 0; d->dirty && rounds < 4; rounds++) {
+		struct mpt_session *list = d->dirty;
+
+		d->dirty = NULL;
+		while (list) {
+			struct mpt_session *s = list;
+
+			list = s->dirty_next;
+			s->dirty = false;
+			mpt_session_flush(s, now);
+		}
+	}
+}

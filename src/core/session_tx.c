@@ -97,7 +97,7 @@ static int seal_and_send(struct mpt_session *s, struct mpt_path *p, uint8_t *buf
 
 	if (len < 0)
 		return len;
-	ret = mpt_daemon_sendto(s->d, p, buf, (size_t)len);
+	ret = mpt_path_sendto(p, buf, (size_t)len);
 	if (ret < 0) {
 		p->st.send_errors++;
 		return ret;
