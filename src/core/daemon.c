@@ -247,6 +247,16 @@ static void start_watchers(struct mpt_daemon *d)
 }
 
 /* systemd STATUS=: paths up per session at a glance (and READY=1 the first time). */
+static void session_path_state(struct mpt_session *s, struct mpt_path *p)
+{
+	mpt_daemon_notify_status(s->d, false);
+}
+
+static const struct mpt_session_ops session_ops = {
+	.handshake_due = mpt_hs_ue_start,
+	.path_state = session_path_state,
+};
+
 static int ctl_open(struct mpt_daemon *d, char *err, size_t errlen)
 {
 	return d->ops && d->ops->ctl_open ? d->ops->ctl_open(d, err, errlen) : 0;
@@ -291,6 +301,7 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 	int ret;
 
 	d->start_ns = mpt_now_ns();
+	d->session_ops = &session_ops;
 	d->tun.fd = -1;
 	snprintf(d->config_path, sizeof(d->config_path), "%s", config_path);
 	ret = mpt_config_load(cfg, config_path, err, errlen);

@@ -70,6 +70,7 @@ struct mpt_daemon {
 	char instance[64];
 	uint32_t inner_mtu;
 	const struct mpt_daemon_ops *ops;	/* the owner's, or NULL */
+	const struct mpt_session_ops *session_ops;	/* the sessions' news */
 
 	/* runtime */
 	struct ev_loop *loop;

@@ -30,6 +30,17 @@
 #include "standing.h"
 
 struct mpt_daemon;
+struct mpt_session;
+
+/* Upward news from a session to its owner, the daemon (which sets them: struct
+ * mpt_daemon's session_ops): a session never calls into the files above it
+ * (src/README.md). Both required. */
+struct mpt_session_ops {
+	/* UE: a handshake initiation is due (first, retry, rekey, a fresh start) */
+	void (*handshake_due)(struct mpt_session *s, uint64_t now);
+	/* path p went up or down */
+	void (*path_state)(struct mpt_session *s, struct mpt_path *p);
+};
 
 struct mpt_keyslot {
 	bool valid;

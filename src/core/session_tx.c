@@ -551,7 +551,7 @@ void mpt_session_set_alive(struct mpt_session *s, struct mpt_path *p, bool alive
 		p->st.downs++;
 	log_info("%s: path %s is %s", s->name, p->name, alive ? "up" : "down");
 	mpt_session_path_changed(s, p, now);
-	mpt_daemon_notify_status(s->d, false);
+	s->d->session_ops->path_state(s, p);
 }
 
 void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_t now)
@@ -638,13 +638,13 @@ void mpt_session_on_timer(struct mpt_session *s, uint64_t now)
 			s->hs_fresh = true;
 			s->hs_tries = 0;
 			s->last_auth_rx_ns = now;	/* one start; retries back off */
-			mpt_hs_ue_start(s, now);
+			s->d->session_ops->handshake_due(s, now);
 		} else if (s->hs_next_ns && now >= s->hs_next_ns)
-			mpt_hs_ue_start(s, now);
+			s->d->session_ops->handshake_due(s, now);
 		else if (s->cur.valid && !s->hs.pending &&
 			 (now >= s->cur.created_ns + cfg->rekey_after_ns ||
 			  s->cur.tx_pkts >= cfg->rekey_after_packets))
-			mpt_hs_ue_start(s, now);
+			s->d->session_ops->handshake_due(s, now);
 	}
 	if (s->squeue.head && s->sched->tick && now >= s->next_tick_ns) {
 		struct mpt_sched_ctx ctx;
