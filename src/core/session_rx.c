@@ -15,25 +15,6 @@
 #include "session.h"
 #include "sys.h"
 
-void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
-			   const struct mpt_recovery_event *ev, uint64_t now)
-{
-	struct mpt_sched_ctx ctx;
-	struct mpt_cc_path cp;
-
-	if (!ev->lost_bytes)
-		return;
-	if (p->cc_ops->on_loss) {
-		mpt_path_cc_view(p, &cp, s->d->inner_mtu);
-		p->cc_ops->on_loss(&p->cc, &cp, ev->lost_bytes, now);
-	}
-	if (s->sched->on_loss) {
-		mpt_session_sched_ctx(s, &ctx, now);
-		s->sched->on_loss(s->sched_priv, &ctx, p->id, ev->lost_bytes);
-	}
-	mpt_session_collect_lost(s, p, now);
-}
-
 /* Another path of the session is in ProbeRTT (cc.h: paths probe one at a time). */
 static bool probe_rtt_busy(const struct mpt_session *s, const struct mpt_path *p)
 {
