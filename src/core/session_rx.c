@@ -151,6 +151,26 @@ static void update_hold(struct mpt_session *s, uint64_t now)
 	mpt_reorder_set_hold(&s->reorder, mpt_session_hold_ns(s));
 }
 
+static void follow_address(struct mpt_session *s, struct mpt_path *path,
+			   const struct sockaddr_storage *from, socklen_t fromlen, bool newest)
+{
+	/*
+	 * Authenticated packet from a new address: NAT rebinding or a path
+	 * joining. Followed only on the anchor, and only for the newest packet
+	 * number of the path: a copy an on-path observer races ahead of a
+	 * packet already received cannot move it. The UE keeps the anchor
+	 * address it was configured with.
+	 */
+	if (!path->remote_len || (newest && s->d->cfg.role == MPT_ROLE_ANCHOR)) {
+		if (path->remote_len)
+			path->st.rebinds++;
+		memcpy(&path->remote, from, fromlen);
+		path->remote_len = fromlen;
+	} else {
+		path->st.rebinds_refused++;
+	}
+}
+
 void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 			 const struct mpt_hdr *h, struct mpt_pkt *p, const uint8_t *frames,
 			 size_t len, const struct sockaddr_storage *from, socklen_t fromlen,
@@ -174,21 +194,7 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 			s->npaths = h->path_id + 1u;
 	}
 	if (path->remote_len != fromlen || memcmp(&path->remote, from, fromlen) != 0) {
-		/*
-		 * Authenticated packet from a new address: NAT rebinding or a path
-		 * joining. Followed only on the anchor, and only for the newest packet
-		 * number of the path: a copy an on-path observer races ahead of a
-		 * packet already received cannot move it. The UE keeps the anchor
-		 * address it was configured with.
-		 */
-		if (!path->remote_len || (newest && s->d->cfg.role == MPT_ROLE_ANCHOR)) {
-			if (path->remote_len)
-				path->st.rebinds++;
-			memcpy(&path->remote, from, fromlen);
-			path->remote_len = fromlen;
-		} else {
-			path->st.rebinds_refused++;
-		}
+		follow_address(s, path, from, fromlen, newest);
 	}
 	path->st.rx_pkts++;
 	path->st.rx_bytes += len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN;
