@@ -292,11 +292,89 @@ void mpt_daemon_notify_status(struct mpt_daemon *d, bool ready)
 		       ready ? "READY=1\n" : "", established, d->nsessions, d->cfg.sched);
 }
 
+/* The daemon's secrets and seeds: flow hash key, RNG, static key, handshake guard. */
+static int init_identity(struct mpt_daemon *d, char *err, size_t errlen)
+{
+	struct mpt_config *cfg = &d->cfg;
+	uint8_t seed[16 + 32];		/* flow hash key, RNG state */
+	int ret;
+
+	ret = mpt_random_bytes(seed, sizeof(seed));
+	if (ret < 0) {
+		snprintf(err, errlen, "getrandom: %s", strerror(-ret));
+		return ret;
+	}
+	mpt_siphash_key_from_bytes(&d->flow_key, seed);
+	if (cfg->seed)
+		mpt_rng_seed(&d->rng, cfg->seed);	/* reproducible runs */
+	else
+		mpt_rng_seed_bytes(&d->rng, seed + 16);
+	explicit_bzero(seed, sizeof(seed));
+	ret = mpt_noise_local_init(&d->local, cfg->private_key);
+	if (ret < 0) {
+		snprintf(err, errlen, "PrivateKey: not a usable X25519 key");
+		return ret;
+	}
+	ret = mpt_hs_guard_init(&d->hs_guard, d->local.pub, mpt_rng_u64(&d->rng),
+				mpt_now_ns());
+	if (ret < 0) {
+		snprintf(err, errlen, "handshake admission: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/* The send batch and the receive buffers (freed by the caller on failure too). */
+static int alloc_batches(struct mpt_daemon *d)
+{
+	d->txb.cap = (size_t)MPT_TX_BATCH * (d->inner_mtu + MPT_WIRE_DATA_OVERHEAD +
+					     MPT_PKT_TAILROOM);
+	d->txb.buf = malloc(d->txb.cap);
+	d->rx.buf = malloc((size_t)MPT_RX_BATCH * MPT_RX_BUF);
+	d->rx.ctl = malloc((size_t)MPT_RX_BATCH * MPT_RX_CTL);
+	return !d->txb.buf || !d->rx.buf || !d->rx.ctl ? -ENOMEM : 0;
+}
+
+/* UE: the netlink monitor of the paths' devices. */
+static int open_netmon(struct mpt_daemon *d, char *err, size_t errlen)
+{
+	int ret;
+
+	if (d->cfg.role == MPT_ROLE_UE) {
+		ret = mpt_netmon_open(&d->nm, &nm_ops, d);
+		if (ret < 0) {
+			snprintf(err, errlen, "netlink monitor: %s", strerror(-ret));
+			return ret;
+		}
+		d->nm_open = true;
+	}
+	return 0;
+}
+
+/* Started and unprivileged: the first handshake, the timers, the news to systemd. */
+static void go_live(struct mpt_daemon *d)
+{
+	const struct mpt_config *cfg = &d->cfg;
+
+	if (cfg->role == MPT_ROLE_UE) {
+		refresh_links(d);
+		d->sessions[0].hs_next_ns = mpt_now_ns();
+		mpt_session_arm(&d->sessions[0], mpt_now_ns());
+	} else {
+		for (unsigned i = 0; i < d->nsessions; i++)
+			mpt_session_arm(&d->sessions[i], mpt_now_ns());
+	}
+	log_info("%s %s up: %s, mtu %u, scheduler %s, %u %s", cfg->role == MPT_ROLE_UE ?
+		 "ue" : "anchor", MPTUND_VERSION, d->tun.name, d->inner_mtu, cfg->sched,
+		 cfg->role == MPT_ROLE_UE ? cfg->npaths : d->nsessions,
+		 cfg->role == MPT_ROLE_UE ? "path(s)" : "peer(s)");
+	mpt_daemon_notify_status(d, true);
+}
+
 int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 		     size_t errlen)
 {
 	struct mpt_config *cfg = &d->cfg;
-	uint8_t seed[16 + 32];		/* flow hash key, RNG state */
 	uint32_t npkts;
 	int ret;
 
@@ -311,28 +389,9 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 		goto fail_cfg;
 	log_set_level(cfg->log_level);
 	d->inner_mtu = mpt_config_inner_mtu(cfg);
-	ret = mpt_random_bytes(seed, sizeof(seed));
-	if (ret < 0) {
-		snprintf(err, errlen, "getrandom: %s", strerror(-ret));
+	ret = init_identity(d, err, errlen);
+	if (ret < 0)
 		goto fail_cfg;
-	}
-	mpt_siphash_key_from_bytes(&d->flow_key, seed);
-	if (cfg->seed)
-		mpt_rng_seed(&d->rng, cfg->seed);	/* reproducible runs */
-	else
-		mpt_rng_seed_bytes(&d->rng, seed + 16);
-	explicit_bzero(seed, sizeof(seed));
-	ret = mpt_noise_local_init(&d->local, cfg->private_key);
-	if (ret < 0) {
-		snprintf(err, errlen, "PrivateKey: not a usable X25519 key");
-		goto fail_cfg;
-	}
-	ret = mpt_hs_guard_init(&d->hs_guard, d->local.pub, mpt_rng_u64(&d->rng),
-				mpt_now_ns());
-	if (ret < 0) {
-		snprintf(err, errlen, "handshake admission: %s", strerror(-ret));
-		goto fail_cfg;
-	}
 	/* the most buffers the sessions can hold at once (queues and reorder buffers
 	 * full) plus batches in flight; allocated as the load needs them */
 	npkts = (cfg->role == MPT_ROLE_UE ? 1 : cfg->npeers) *
@@ -343,14 +402,9 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 			 d->inner_mtu);
 		goto fail_cfg;
 	}
-	d->txb.cap = (size_t)MPT_TX_BATCH * (d->inner_mtu + MPT_WIRE_DATA_OVERHEAD +
-					     MPT_PKT_TAILROOM);
-	d->txb.buf = malloc(d->txb.cap);
-	d->rx.buf = malloc((size_t)MPT_RX_BATCH * MPT_RX_BUF);
-	d->rx.ctl = malloc((size_t)MPT_RX_BATCH * MPT_RX_CTL);
-	if (!d->txb.buf || !d->rx.buf || !d->rx.ctl) {
+	ret = alloc_batches(d);
+	if (ret < 0) {
 		snprintf(err, errlen, "out of memory");
-		ret = -ENOMEM;
 		goto fail_pool;
 	}
 	d->loop = ev_default_loop(EVFLAG_AUTO);
@@ -360,14 +414,9 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 	ret = open_sockets(d, err, errlen);
 	if (ret < 0)
 		goto fail_sockets;
-	if (cfg->role == MPT_ROLE_UE) {
-		ret = mpt_netmon_open(&d->nm, &nm_ops, d);
-		if (ret < 0) {
-			snprintf(err, errlen, "netlink monitor: %s", strerror(-ret));
-			goto fail_sockets;
-		}
-		d->nm_open = true;
-	}
+	ret = open_netmon(d, err, errlen);
+	if (ret < 0)
+		goto fail_sockets;
 	ret = open_sessions(d, err, errlen);
 	if (ret < 0)
 		goto fail_sessions;
@@ -378,19 +427,7 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 	ret = mpt_drop_privileges(cfg->user, cfg->group, err, errlen);
 	if (ret < 0)
 		goto fail_ctl;
-	if (cfg->role == MPT_ROLE_UE) {
-		refresh_links(d);
-		d->sessions[0].hs_next_ns = mpt_now_ns();
-		mpt_session_arm(&d->sessions[0], mpt_now_ns());
-	} else {
-		for (unsigned i = 0; i < d->nsessions; i++)
-			mpt_session_arm(&d->sessions[i], mpt_now_ns());
-	}
-	log_info("%s %s up: %s, mtu %u, scheduler %s, %u %s", cfg->role == MPT_ROLE_UE ?
-		 "ue" : "anchor", MPTUND_VERSION, d->tun.name, d->inner_mtu, cfg->sched,
-		 cfg->role == MPT_ROLE_UE ? cfg->npaths : d->nsessions,
-		 cfg->role == MPT_ROLE_UE ? "path(s)" : "peer(s)");
-	mpt_daemon_notify_status(d, true);
+	go_live(d);
 	return 0;
 
 fail_ctl:
