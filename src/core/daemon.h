@@ -26,8 +26,6 @@
 #define MPT_MAX_SESSIONS	65535	/* session index lives in the low 16 bits of
 					 * our keypair indices */
 
-#define MPT_TX_BATCH		44	/* 44 x 1443 B fills one 64 KiB GSO send */
-#define MPT_GSO_MAX_BYTES	65000	/* UDP payload of one GSO send */
 
 struct mpt_ctl_server;
 struct mpt_daemon;
@@ -38,18 +36,6 @@ struct mpt_daemon;
 struct mpt_daemon_ops {
 	int (*ctl_open)(struct mpt_daemon *d, char *err, size_t errlen);
 	void (*ctl_close)(struct mpt_daemon *d);
-};
-
-/* Data packets sealed for one path next to each other in buf, sent with UDP GSO runs
- * or one sendmmsg. pkt[i]: the buffer to recycle after the send, NULL when the path's
- * recovery keeps it for retransmission. */
-struct mpt_txbatch {
-	struct mmsghdr msg[MPT_TX_BATCH];
-	struct iovec iov[MPT_TX_BATCH];
-	struct mpt_pkt *pkt[MPT_TX_BATCH];
-	unsigned n;
-	uint8_t *buf;			/* sealed datagrams, cap bytes */
-	size_t off, cap;
 };
 
 struct mpt_daemon_stats {
