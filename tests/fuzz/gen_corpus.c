@@ -289,9 +289,13 @@ static void gen_rxpath(void)
 
 static struct mpt_noise_local ue, anchor;
 
-static int lookup(void *arg, const uint8_t pub[32], void **peer, uint8_t **last)
+static int lookup(void *arg, const uint8_t pub[32], void **peer, uint8_t **last,
+		  const uint8_t **ss)
 {
 	static uint8_t last_ts[MPT_TIMESTAMP_LEN];
+
+	(void)arg;
+	(void)ss;	/* no precomputed static-static DH: the responder computes it */
 
 	if (memcmp(pub, ue.pub, 32))
 		return -ENOKEY;
