@@ -26,7 +26,8 @@ struct asb {
 
 	struct mpt_steer st;
 	int cur;			/* path carrying the traffic; -1 before any */
-	uint64_t active_ok_since;	/* 0 = the active path is not fine */
+	bool active_ok;			/* the active path is up, within thresholds */
+	uint64_t active_ok_since;	/* ... since then */
 	uint64_t picks[MPT_MAX_PATHS];	/* (stat) */
 	uint64_t switches;		/* (stat) */
 	uint64_t holds;			/* (stat) */
@@ -87,10 +88,9 @@ static uint32_t asb_pick(void *priv, const struct mpt_sched_ctx *ctx,
 
 	mpt_steer_eval(&a->st, &a->thr, ctx);
 	roles(a, ctx, &act, &sby);
-	if (!fine(a, ctx, act))
-		a->active_ok_since = 0;
-	else if (!a->active_ok_since)
-		a->active_ok_since = ctx->now | 1;
+	if (fine(a, ctx, act) && !a->active_ok)
+		a->active_ok_since = ctx->now;
+	a->active_ok = fine(a, ctx, act);
 	t = target(a, ctx, act, sby);
 	/* back to the active path only once it has been fine for return_ms */
 	if (t == act && a->cur >= 0 && a->cur != act && ctx->paths[a->cur].up &&
