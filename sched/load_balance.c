@@ -14,13 +14,20 @@
  *
  * The split is per byte by smooth weighted round robin (each usable path earns its
  * weight's share of every packet; the path with the most credit sends it and pays its
- * length). The chosen path is not overflowed: when it has no room the packet is held,
- * so that the split holds at any load. Credits restart when the usable set changes.
+ * length; credits are capped at CREDIT_CAP either way). With split = fixed the path
+ * due is not overflowed: when it has no room the packet is held, so that the split
+ * holds at any load. With split = autonomous the packet then goes to the path with
+ * the most credit that has room: a greedy flow fills every path, so that each
+ * controller measures its path's real capacity (holding would let a path starved by
+ * a low estimate keep measuring only what it was given). Credits restart when the
+ * usable set changes.
  */
 #include <mptund/sched.h>
 
 #include "sched_modules.h"
 #include "steer.h"
+
+#define CREDIT_CAP 65536.0		/* bytes of credit a path may bank or owe */
 
 enum { LB_FIXED, LB_AUTONOMOUS };
 static const char *const lb_modes[] = { "fixed", "autonomous", NULL };
@@ -83,6 +90,27 @@ static bool shares(struct lb *l, const struct mpt_sched_ctx *ctx, uint32_t ok)
 	return ok != 0;
 }
 
+/* Autonomous split, the path due full: the one with the most credit that has room
+ * (each path then runs at its capacity, which is what measures it). */
+static int most_credit_with_room(const struct lb *l, const struct mpt_sched_ctx *ctx,
+				 uint32_t ok, double len)
+{
+	double best_c = 0;
+	int best = -1;
+
+	for (unsigned i = 0; i < ctx->npaths; i++) {
+		double c = l->credit[i] + l->share[i] * len;
+
+		if (!(ok >> i & 1) || !mpt_path_has_room(&ctx->paths[i], ctx->paths[i].cwnd))
+			continue;
+		if (best < 0 || c > best_c) {
+			best = (int)i;
+			best_c = c;
+		}
+	}
+	return best;
+}
+
 static uint32_t lb_pick(void *priv, const struct mpt_sched_ctx *ctx,
 			const struct mpt_pkt_meta *pkt)
 {
@@ -110,14 +138,17 @@ static uint32_t lb_pick(void *priv, const struct mpt_sched_ctx *ctx,
 			best_c = c;
 		}
 	}
+	if (best >= 0 && l->split == LB_AUTONOMOUS &&
+	    !mpt_path_has_room(&ctx->paths[best], ctx->paths[best].cwnd))
+		best = most_credit_with_room(l, ctx, ok, len);
 	if (best < 0 || !mpt_path_has_room(&ctx->paths[best], ctx->paths[best].cwnd)) {
 		l->holds++;
 		return 0;
 	}
 	for (unsigned i = 0; i < ctx->npaths; i++)
 		if (ok >> i & 1)
-			l->credit[i] += l->share[i] * len;
-	l->credit[best] -= len;
+			l->credit[i] = MPT_MIN(l->credit[i] + l->share[i] * len, CREDIT_CAP);
+	l->credit[best] = MPT_MAX(l->credit[best] - len, -CREDIT_CAP);
 	l->picks[best]++;
 	l->bytes[best] += pkt->len;
 	return 1u << best;
