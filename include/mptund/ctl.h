@@ -165,6 +165,8 @@ enum mpt_ctl_kind {
 	X("session.#.fresh_starts", COUNTER, "transport restarted for a restarted or silent peer") \
 	X("session.#.handshakes", COUNTER, "handshakes completed") \
 	X("session.#.sched_switches", COUNTER, "scheduler changes at run time") \
+	X("session.#.sched_events", COUNTER, "scheduler events: steering thresholds crossed, traffic moved") \
+	X("session.#.sched_event", INFO, "the latest scheduler event, as logged") \
 	X("session.#.drop.*", COUNTER, "packets dropped on receive, by reason") \
 	X("session.#.reorder.held", COUNTER, "packets held for reordering") \
 	X("session.#.reorder.late", COUNTER, "packets arriving after their hole was skipped") \

@@ -157,6 +157,10 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 	mpt_ctl_outf(out, "session.%u.rekeys=%llu", si, (unsigned long long)s->st.rekeys);
 	mpt_ctl_outf(out, "session.%u.sched_switches=%llu", si,
 		     (unsigned long long)s->st.sched_switches);
+	mpt_ctl_outf(out, "session.%u.sched_events=%llu", si,
+		     (unsigned long long)s->st.sched_events);
+	if (s->st.sched_events)
+		mpt_ctl_outf(out, "session.%u.sched_event=%s", si, s->sched_event);
 	for (int r = 1; r < MPT_WIRE_REASON_COUNT; r++)
 		if (s->st.drops[r])
 			mpt_ctl_outf(out, "session.%u.drop.%s=%llu", si, mpt_wire_strerror(r),

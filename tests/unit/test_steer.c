@@ -19,6 +19,7 @@
 
 #include "reorder.h"
 #include "schedtest.h"
+#include "session.h"
 #include "steer.h"
 
 #define PKT	1000u
@@ -79,7 +80,7 @@ static unsigned events(struct fix *f, struct mpt_sched_event *ev, unsigned max)
 	return f->ops->drain_events(f->priv, ev, max);
 }
 
-static double stat(struct fix *f, const char *name, unsigned path)
+static double sstat(struct fix *f, const char *name, unsigned path)
 {
 	return schedtest_stat(f->ops, f->priv, name, path);
 }
@@ -111,8 +112,8 @@ static void test_rtt_threshold_hysteresis(void **state)
 		drain_all(&f);
 	}
 	n = events(&f, ev, 8);
-	assert_int_equal(stat(&f, "crossings", 0), 1);
-	assert_int_equal(stat(&f, "breached", 0), 1);	/* mask: wifi */
+	assert_int_equal(sstat(&f, "crossings", 0), 1);
+	assert_int_equal(sstat(&f, "breached", 0), 1);	/* mask: wifi */
 	assert_true(n >= 1);
 	assert_int_equal(ev[0].kind, MPT_SCHED_EV_RTT);
 	assert_int_equal(ev[0].path, 0);
@@ -127,7 +128,7 @@ static void test_rtt_threshold_hysteresis(void **state)
 		pick(&f, PKT, 1);
 		drain_all(&f);
 	}
-	assert_int_equal(stat(&f, "breached", 0), 1);
+	assert_int_equal(sstat(&f, "breached", 0), 1);
 	/* below 80 ms: recovers, once */
 	for (unsigned k = 0; k < 200; k++) {
 		f.ctx.now += 10 * MS;
@@ -135,8 +136,8 @@ static void test_rtt_threshold_hysteresis(void **state)
 		pick(&f, PKT, 1);
 		drain_all(&f);
 	}
-	assert_int_equal(stat(&f, "breached", 0), 0);
-	assert_int_equal(stat(&f, "crossings", 0), 2);
+	assert_int_equal(sstat(&f, "breached", 0), 0);
+	assert_int_equal(sstat(&f, "crossings", 0), 2);
 	n = events(&f, ev, 8);
 	assert_true(n >= 1);
 	for (unsigned i = 0; i < n; i++)
@@ -163,15 +164,15 @@ static void test_loss_threshold_window(void **state)
 			f.paths[0].lost_pkts++;
 		pick(&f, PKT, 1);
 		drain_all(&f);
-		if (!entered && stat(&f, "breached", 0) == 1)
+		if (!entered && sstat(&f, "breached", 0) == 1)
 			entered = ms;
 		if (entered && ms < entered + 2000)	/* hold: no exit before 2 s */
-			assert_int_equal(stat(&f, "breached", 0), 1);
+			assert_int_equal(sstat(&f, "breached", 0), 1);
 	}
 	print_message("loss breach entered at %llu ms\n", (unsigned long long)entered);
 	assert_true(entered >= 3000 && entered <= 3100);	/* the first full window */
-	assert_int_equal(stat(&f, "breached", 0), 0);
-	assert_int_equal(stat(&f, "crossings", 0), 2);
+	assert_int_equal(sstat(&f, "breached", 0), 0);
+	assert_int_equal(sstat(&f, "crossings", 0), 2);
 }
 
 /* A full event queue keeps the newest and counts what it dropped. */
@@ -210,7 +211,7 @@ static void test_active_standby_by_name(void **state)
 	}
 	f.ctx.now += 20 * MS;
 	assert_int_equal(pick(&f, PKT, 1), 2);
-	assert_int_equal(stat(&f, "switches", 0), 2);
+	assert_int_equal(sstat(&f, "switches", 0), 2);
 	assert_int_equal(events(&f, ev, 8), 3);		/* first choice + 2 switches */
 	assert_int_equal(ev[1].kind, MPT_SCHED_EV_SWITCH);
 	assert_int_equal(ev[1].path, 0);
@@ -218,7 +219,7 @@ static void test_active_standby_by_name(void **state)
 	/* the active full: held, never overflowed to the standby */
 	f.paths[1].in_flight = f.paths[1].cwnd;
 	assert_int_equal(pick(&f, PKT, 1), 0);
-	assert_int_equal(stat(&f, "unknown_names", 0), 0);
+	assert_int_equal(sstat(&f, "unknown_names", 0), 0);
 }
 
 static void test_active_standby_threshold_and_unknown(void **state)
@@ -239,7 +240,7 @@ static void test_active_standby_threshold_and_unknown(void **state)
 	/* a name that matches no path: the first path, counted */
 	fix_init(&f, "active-standby", bad);
 	assert_int_equal(pick(&f, PKT, 1), 1);
-	assert_int_equal(stat(&f, "unknown_names", 0), 1);
+	assert_int_equal(sstat(&f, "unknown_names", 0), 1);
 }
 
 static void test_name_tunable_refused(void **state)
@@ -264,7 +265,7 @@ static void test_name_tunable_refused(void **state)
 
 static double byte_share(struct fix *f, unsigned path)
 {
-	double a = stat(f, "bytes", 0), b = stat(f, "bytes", 1);
+	double a = sstat(f, "bytes", 0), b = sstat(f, "bytes", 1);
 
 	return (path ? b : a) / (a + b);
 }
@@ -285,7 +286,7 @@ static void test_load_balance_fixed(void **state)
 	f.paths[0].in_flight = f.paths[0].cwnd;
 	for (unsigned k = 0; k < 10; k++)
 		pick(&f, PKT, 1);
-	assert_true(stat(&f, "holds", 0) >= 1);
+	assert_true(sstat(&f, "holds", 0) >= 1);
 	/* wifi down: lte takes all */
 	drain_all(&f);
 	f.paths[0].up = false;
@@ -306,13 +307,13 @@ static void test_load_balance_autonomous(void **state)
 		drain_all(&f);
 	}
 	assert_true(fabs(byte_share(&f, 0) - 5.0 / 7) < 0.001);
-	assert_true(fabs(stat(&f, "share", 1) - 2.0 / 7) < 1e-9);
+	assert_true(fabs(sstat(&f, "share", 1) - 2.0 / 7) < 1e-9);
 	/* an unmeasured path keeps the floor (5% of the largest) */
 	f.paths[1].btlbw = 0;
 	f.paths[1].delivery_rate = 0;
 	f.paths[1].srtt_ns = 0;
 	pick(&f, PKT, 1);
-	assert_true(fabs(stat(&f, "share", 1) - 0.05 / 1.05) < 1e-9);
+	assert_true(fabs(sstat(&f, "share", 1) - 0.05 / 1.05) < 1e-9);
 }
 
 /* ---- priority ---- */
@@ -328,7 +329,7 @@ static void test_priority_fill_and_overflow(void **state)
 	for (unsigned k = 0; k < 3; k++)
 		assert_int_equal(pick(&f, PKT, 1), 2);
 	assert_int_equal(pick(&f, PKT, 1), 1);		/* lte full: overflow */
-	assert_int_equal(stat(&f, "overflows", 0), 1);
+	assert_int_equal(sstat(&f, "overflows", 0), 1);
 	f.paths[0].in_flight = f.paths[0].cwnd;
 	assert_int_equal(pick(&f, PKT, 1), 0);		/* both full: held */
 	drain_all(&f);
@@ -354,7 +355,7 @@ static void test_redundant_copies_and_options(void **state)
 	assert_int_equal(pick(&f, PKT, 1), 3);		/* both */
 	f.paths[1].in_flight = f.paths[1].cwnd;
 	assert_int_equal(pick(&f, PKT, 1), 1);		/* one has room: alone */
-	assert_int_equal(stat(&f, "single", 0), 1);
+	assert_int_equal(sstat(&f, "single", 0), 1);
 	f.ctx.npaths = 3;				/* the two lowest srtt with room */
 	drain_all(&f);
 	assert_int_equal(pick(&f, PKT, 1), 3);
@@ -370,7 +371,7 @@ static void test_redundant_copies_and_options(void **state)
 	}
 	assert_int_equal(pick(&f, PKT, 7), 1);
 	assert_int_equal(pick(&f, PKT, 8), 1);
-	assert_int_equal(stat(&f, "copied", 0), 6);
+	assert_int_equal(sstat(&f, "copied", 0), 6);
 
 	fix_init(&f, "redundant", thr);
 	assert_int_equal(pick(&f, PKT, 1), 1);		/* no breach: one copy */
@@ -381,7 +382,7 @@ static void test_redundant_copies_and_options(void **state)
 		pick(&f, PKT, 1);
 		drain_all(&f);
 	}
-	assert_int_equal(stat(&f, "breached", 0), 1);
+	assert_int_equal(sstat(&f, "breached", 0), 1);
 	assert_int_equal(pick(&f, PKT, 1), 3);		/* duplicated; lte ranks first */
 }
 
@@ -413,6 +414,28 @@ static void test_redundant_duplicate_dropped(void **state)
 	mpt_reorder_free(&rb);
 }
 
+/* The core's text for each event (session_steer.c), as logged and shown in watch. */
+static void test_event_text(void **state)
+{
+	struct mpt_path_view v[2] = { { .name = "wifi" }, { .name = "lte" } };
+	struct mpt_sched_event rtt = { .kind = MPT_SCHED_EV_RTT, .path = 0, .on = true,
+				       .value = 152.34, .threshold = 100 };
+	struct mpt_sched_event loss = { .kind = MPT_SCHED_EV_LOSS, .path = 1, .on = false,
+					.value = 0.001, .threshold = 0.008 };
+	struct mpt_sched_event sw = { .kind = MPT_SCHED_EV_SWITCH, .path = 1, .value = -1 };
+	char buf[112];
+
+	mpt_sched_event_format(&rtt, v, 2, buf, sizeof(buf));
+	assert_string_equal(buf, "wifi: rtt 152.3 ms above threshold 100.0 ms");
+	mpt_sched_event_format(&loss, v, 2, buf, sizeof(buf));
+	assert_string_equal(buf, "lte: loss 0.10% back below 0.80%");
+	mpt_sched_event_format(&sw, v, 2, buf, sizeof(buf));
+	assert_string_equal(buf, "traffic moved to lte from none");
+	sw.path = 7;					/* out of range: no crash */
+	mpt_sched_event_format(&sw, v, 2, buf, sizeof(buf));
+	assert_string_equal(buf, "traffic moved to none from none");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_priority_fill_and_overflow),
 		cmocka_unit_test(test_redundant_copies_and_options),
 		cmocka_unit_test(test_redundant_duplicate_dropped),
+		cmocka_unit_test(test_event_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
