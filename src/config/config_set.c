@@ -165,6 +165,13 @@ int cfg_set_value(struct cfg_parser *ps, const struct cfg_key *k, void *base,
 	case T_PREFIXES:
 	case T_ROUTES:
 		return set_prefixes(ps, k, base, value);
+	case T_BUDGET: {
+		char msg[256];
+
+		if (mpt_budget_parse(value, f, msg, sizeof(msg)) < 0)
+			return cfg_fail(ps, k->name, "%s", msg);
+		return 0;
+	}
 	case T_U32:
 		if (set_number(ps, k, value, &v) < 0)
 			return -EINVAL;
