@@ -115,6 +115,11 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.up", GAUGE, "1 if the scheduler may use the path") \
 	X("session.#.path.#.cost", GAUGE, "configured cost (lower is cheaper)") \
 	X("session.#.path.#.weight", GAUGE, "configured WRR weight") \
+	X("session.#.path.#.budget", INFO, "data budget of the path (Budget), canonical form") \
+	X("session.#.path.#.budget_bytes", GAUGE, "data budget per period") \
+	X("session.#.path.#.budget_used_bytes", GAUGE, "bytes sent on the path this period (on the anchor: by every session)") \
+	X("session.#.path.#.budget_exhausted", GAUGE, "1 when the budget is used up: the path is used only when no other is up") \
+	X("session.#.path.#.budget_period_end_s", GAUGE, "when the budget period ends, Unix seconds") \
 	X("session.#.path.#.mtu_bytes", GAUGE, "largest inner packet the path carries now") \
 	X("session.#.path.#.plpmtu_bytes", GAUGE, "largest outer IP packet the path carries now (DPLPMTUD)") \
 	X("session.#.path.#.pmtu_state", INFO, "path MTU discovery: base, searching, complete or pinned") \

@@ -29,6 +29,8 @@ struct mpt_budget {
 	uint8_t period;			/* enum mpt_budget_period */
 	uint8_t reset_day;		/* week: 1 = Monday .. 7; month: 1..28 */
 	uint16_t reset_min;		/* minutes after 00:00 UTC */
+	uint32_t zero;			/* explicit padding, always 0: budgets compare
+					 * with memcmp (reload) */
 };
 
 /* Parse text; 0, or -EINVAL with a message quoting text in err. */

@@ -378,10 +378,13 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 	ret = mpt_ctl_glue_open(d, err, errlen);
 	if (ret < 0)
 		goto fail_sessions;
+	ret = mpt_budgets_open(d, err, errlen);	/* read before privileges go */
+	if (ret < 0)
+		goto fail_ctl;
 	start_watchers(d);
 	ret = mpt_drop_privileges(cfg->user, cfg->group, err, errlen);
 	if (ret < 0)
-		goto fail_ctl;
+		goto fail_budgets;
 	if (cfg->role == MPT_ROLE_UE) {
 		refresh_links(d);
 		d->sessions[0].hs_next_ns = mpt_now_ns();
@@ -397,6 +400,8 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 	mpt_daemon_notify_status(d, true);
 	return 0;
 
+fail_budgets:
+	mpt_budgets_close(d);
 fail_ctl:
 	mpt_ctl_glue_close(d);
 fail_sessions:
@@ -422,6 +427,7 @@ fail_cfg:
 
 void mpt_daemon_stop(struct mpt_daemon *d)
 {
+	mpt_budgets_close(d);			/* the usage, saved at exit */
 	mpt_ctl_glue_close(d);
 	close_sessions(d);
 	if (d->nm_open) {
