@@ -81,6 +81,37 @@ def iperf_goodput(ip):
     return s["bytes"] * 8 / s["seconds"] / 1e6, s["seconds"]
 
 
+def udp_metrics(rundir, meta, row, span_s):
+    """UDP flow: iperf3's loss and jitter; the RTT probe's loss and percentiles; the
+    bytes each path carried over the flow window (MB, from the interface series)."""
+    try:
+        with open(os.path.join(rundir, "iperf.json")) as f:
+            s = json.load(f).get("end", {}).get("sum", {})
+        if "lost_percent" in s:
+            row["udp_loss_pct"] = s["lost_percent"]
+            row["udp_jitter_ms"] = s.get("jitter_ms")
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        with open(os.path.join(rundir, "rttprobe.json")) as f:
+            rp = json.loads(f.read().strip().splitlines()[-1])
+        row["probe_loss_pct"] = 100.0 * (1 - rp["received"] / rp["sent"]) if rp["sent"] else None
+        for q in (50, 99):
+            row["probe_rtt_p%d" % q] = rp.get("p%d_ms" % q)
+    except (OSError, ValueError, IndexError, KeyError):
+        pass
+    for name in meta.get("side_flows", []):
+        try:
+            with open(os.path.join(rundir, "side-%s.json" % name)) as f:
+                s = json.load(f).get("end", {}).get("sum", {})
+            row["%s_loss_pct" % name] = s.get("lost_percent")
+            row["%s_jitter_ms" % name] = s.get("jitter_ms")
+        except (OSError, ValueError, AttributeError):
+            pass
+    for p in meta["ifaces"]:
+        row["mb_%s" % p] = row.get("tput_%s" % p, 0.0) * span_s / 8
+
+
 def run_metrics(rundir, meta, constraints):
     """Summary row of one run; flow window = [flow_start, flow_end] from meta."""
     server = read_jsonl(os.path.join(rundir, "samples-server.jsonl"))
@@ -109,6 +140,7 @@ def run_metrics(rundir, meta, constraints):
         goods.append(g or 0.0)
         secs_all.append(secs or 0.0)
     row["goodput"] = sum(goods)
+    udp_metrics(rundir, meta, row, t1 - t0)
     if len(goods) > 1:
         row["jain"] = sum(goods) ** 2 / (len(goods) * sum(g * g for g in goods)) \
             if any(goods) else 0.0
@@ -257,7 +289,11 @@ def write_summary(outdir, rows):
 def format_table(agg, paths):
     cols = ["tput_%s" % p for p in paths] + ["tput_total", "goodput", "completion_s",
                                              "rtt_p50", "rtt_p99", "viol_rtt", "viol_path", "viol_rate", "jain",
-                                             "cheap_share", "failover_ms"]
+                                             "cheap_share", "failover_ms", "udp_loss_pct",
+                                             "udp_jitter_ms", "probe_loss_pct", "probe_rtt_p50",
+                                             "probe_rtt_p99"] + ["mb_%s" % p for p in paths]
+    cols += sorted({k[:-5] for g in agg for k in g
+                    if k.endswith(("_loss_pct_mean", "_jitter_ms_mean"))} - set(cols))
     cols = [c for c in cols if any(c + "_mean" in g for g in agg)]
     head = "%-16s %-6s %3s " % ("sched", "cc", "n") + " ".join("%15s" % c for c in cols)
     lines = [head]

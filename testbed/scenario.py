@@ -20,6 +20,14 @@
   "flow": {"type": "greedy" | "transfer", "direction": "down" | "up", "duration_s": 60,
            "size_mb": 200, "parallel": 1, "timeout_s": 120,
            "bitrate_mbit": 20},          # optional: an app-limited sender (iperf3 -b)
+  # or a constant-rate UDP flow (voice-like): iperf3 -u -b 200k -l 160; loss, jitter
+  "flow": {"type": "udp", "direction": "up", "duration_s": 30, "bitrate_kbit": 200,
+           "len": 160},
+  "rtt_probe": {"interval_ms": 20, "size": 132},  # optional, beside the flow: ICMP
+                                   # echo through the tunnel (testbed/rttprobe): loss, p99
+  "side_flows": [{"name": "voice", "direction": "up", "bitrate_kbit": 200, "len": 160}],
+                                   # optional, beside the flow, UE 1 only: constant-rate
+                                   # UDP iperf3 flows (-u -b -l) for the flow's duration
   "repetitions": 5, "seed": 1,
   "constraints": {"max_rtt_ms": 50, "max_rate_mbit": 40}
 }
@@ -36,7 +44,7 @@ import json
 import os
 
 DIRECTIONS = ("down", "up")
-FLOW_TYPES = ("greedy", "transfer")
+FLOW_TYPES = ("greedy", "transfer", "udp")
 CCS = ("reno", "cubic", "bbr")
 PSEUDO = ("mptcp",)
 
@@ -175,6 +183,28 @@ def load(path):
         if fl["size_mb"] is None:
             raise ScenarioError("%s: flow.size_mb is required for a transfer" % where)
         fl["timeout_s"] = _num(fl, "timeout_s", where, 300, 1, 86400)
+    if fl["type"] == "udp":
+        fl["bitrate_kbit"] = _num(fl, "bitrate_kbit", where, 200, 1, 1e6)
+        fl["len"] = int(_num(fl, "len", where, 160, 16, 1400))
+    rp = sc.get("rtt_probe")
+    if rp is not None:
+        if not isinstance(rp, dict):
+            raise ScenarioError("%s: rtt_probe: '%s' is not an object" % (where, rp))
+        rp["interval_ms"] = _num(rp, "interval_ms", where, 20, 2, 10000)
+        rp["size"] = int(_num(rp, "size", where, 56, 0, 1400))
+    sides = sc.setdefault("side_flows", [])
+    if not isinstance(sides, list) or len(sides) > 4:
+        raise ScenarioError("%s: side_flows: '%s' is not a list of at most 4" % (where, sides))
+    for i, sf in enumerate(sides):
+        w = "%s: side_flows[%d]" % (where, i)
+        if not isinstance(sf, dict):
+            raise ScenarioError("%s: '%s' is not an object" % (w, sf))
+        sf.setdefault("name", "side%d" % (i + 1))
+        sf.setdefault("direction", "up")
+        if sf["direction"] not in DIRECTIONS:
+            raise ScenarioError("%s: direction '%s' not in %s" % (w, sf["direction"], DIRECTIONS))
+        sf["bitrate_kbit"] = _num(sf, "bitrate_kbit", w, 200, 1, 1e6)
+        sf["len"] = int(_num(sf, "len", w, 160, 16, 1400))
     sc["repetitions"] = int(_num(sc, "repetitions", where, 1, 1, 1000))
     sc["seed"] = int(_num(sc, "seed", where, 1, 0, 2**32))
     sc.setdefault("tunnel_cc", "bbr")
