@@ -110,6 +110,9 @@ void mpt_steer_eval(struct mpt_steer *st, const struct mpt_steer_thr *thr,
 {
 	uint32_t bad = 0;
 
+	if (st->started && ctx->now < st->next_eval)
+		return;
+	st->next_eval = ctx->now + MPT_STEER_EVAL_NS;
 	if (!st->started) {
 		for (unsigned i = 0; i < MPT_MAX_PATHS; i++) {
 			st->p[i].win_t = ctx->now;

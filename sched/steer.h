@@ -22,6 +22,7 @@
 #include <mptund/sched.h>
 
 #define MPT_STEER_EVQ 16		/* pending events kept; older ones are dropped */
+#define MPT_STEER_EVAL_NS MPT_NSEC_PER_MSEC	/* paths judged at most this often */
 
 /* Tunables; a mode embeds them in its blob (tunables first) and lists
  * MPT_STEER_THR_PARAMS in its table. */
@@ -49,6 +50,7 @@ struct mpt_steer {
 	uint64_t crossings;		/* (stat) threshold crossings, both ways */
 	uint64_t ev_dropped;		/* (stat) events lost to a full queue */
 	bool started;
+	uint64_t next_eval;		/* ctx->now of the next judgement */
 };
 
 #define MPT_STEER_THR_PARAMS(T_, M_)						\
@@ -82,8 +84,8 @@ struct mpt_steer {
 	  .offset = offsetof(T_, M_.ev_dropped),				\
 	  .help = "events dropped because the core did not drain them in time" }
 
-/* Judge every path of ctx against thr; queue an event per crossing. Cheap when called
- * on every pick. */
+/* Judge every path of ctx against thr, at most every MPT_STEER_EVAL_NS; queue an
+ * event per crossing. Cheap when called on every pick. */
 void mpt_steer_eval(struct mpt_steer *st, const struct mpt_steer_thr *thr,
 		    const struct mpt_sched_ctx *ctx);
 
