@@ -131,6 +131,23 @@ int mpt_budget_index(const struct mpt_daemon *d, const char *name)
 	return d->budgets.any ? index_of(&d->cfg, name) : -1;
 }
 
+/* Add what path p (budget k) sent since the last call. */
+static void account(struct mpt_daemon *d, struct mpt_path *p, int k)
+{
+	struct mpt_budget_use *u = &d->budgets.use[k];
+	uint64_t sent = p->st.tx_bytes;
+
+	/* counters that restarted count from zero */
+	u->used += sent >= p->budget_seen ? sent - p->budget_seen : sent;
+	d->budgets.dirty |= sent != p->budget_seen;
+	p->budget_seen = sent;
+	if (!u->exhausted && u->used >= d->cfg.paths[k].budget.bytes) {
+		u->exhausted = true;
+		log_info("path %s: data budget used up (%" PRIu64 " bytes): used only when "
+			 "no other path is up", p->name, u->used);
+	}
+}
+
 void mpt_budgets_apply(struct mpt_session *s)
 {
 	struct mpt_daemon *d = s->d;
@@ -140,25 +157,14 @@ void mpt_budgets_apply(struct mpt_session *s)
 	if (!bs->any)
 		return;
 	for (unsigned i = 0; i < s->npaths; i++) {
-		struct mpt_path *p = &s->paths[i];
-		int k = index_of(&d->cfg, p->name);
-		uint64_t sent = p->st.tx_bytes;
-		struct mpt_budget_use *u;
+		int k = index_of(&d->cfg, s->paths[i].name);
 
 		if (k < 0) {
 			ok |= (uint32_t)s->views[i].up << i;
 			continue;
 		}
-		u = &bs->use[k];
-		u->used += sent >= p->budget_seen ? sent - p->budget_seen : sent;
-		bs->dirty |= sent != p->budget_seen;
-		p->budget_seen = sent;
-		if (!u->exhausted && u->used >= d->cfg.paths[k].budget.bytes) {
-			u->exhausted = true;
-			log_info("path %s: data budget used up (%" PRIu64 " bytes): used only "
-				 "when no other path is up", p->name, u->used);
-		}
-		if (u->exhausted && s->views[i].up)
+		account(d, &s->paths[i], k);
+		if (bs->use[k].exhausted && s->views[i].up)
 			out |= 1u << i;
 		else
 			ok |= (uint32_t)s->views[i].up << i;
@@ -259,5 +265,15 @@ void mpt_budgets_close(struct mpt_daemon *d)
 	if (bs->timer_on)
 		ev_timer_stop(d->loop, &bs->timer);
 	bs->timer_on = false;
+	for (unsigned i = 0; i < d->nsessions; i++) {	/* bytes since the last refresh */
+		struct mpt_session *s = &d->sessions[i];
+
+		for (unsigned j = 0; j < s->npaths; j++) {
+			int k = index_of(&d->cfg, s->paths[j].name);
+
+			if (k >= 0)
+				account(d, &s->paths[j], k);
+		}
+	}
 	save(d);
 }
