@@ -10,7 +10,8 @@
 # Checks: a steering switch is an event in the log and in stats/watch; p2's tiny data
 # budget is used up by its PROBEs, after which even rr sends no data on p2 while p1 is
 # up (but does when p1 is down); `paths` shows the budget; the usage survives a
-# restart through the StateFile.
+# restart through the StateFile; with the anchor's downlink redundant, the UE's
+# reorder buffer drops each second copy (counted as duplicates).
 . "$(dirname "$0")/lib.sh"
 require_root
 PY=/usr/bin/python3
@@ -93,5 +94,19 @@ UE_PID=$(start_daemon $NS_UE "$TMP/ue.conf" ue2)
 check "restarted: the tunnel comes up" wait_ping $NS_UE 10.2.0.2 10
 check "restarted: p2 still used up, usage read back" bash -c \
 	"[ \"\$('$MPTCTL' -s '$SOCK' stats session.0.path.1.budget_exhausted | awk '{print \$2}')\" = 1 ] && [ \"\$('$MPTCTL' -s '$SOCK' stats session.0.path.1.budget_used_bytes | awk '{print \$2}')\" -ge $used ]"
+
+# --- 4. redundant downlink (the anchor has no budget): the UE drops the copies --------
+A() { "$MPTCTL" -s "$TMP/anchor.sock" "$@"; }
+asv() { A stats "$1" | awk -v k="$1" '$1 == k { print $2 }'; }
+A set sched redundant >/dev/null
+u0=$(sv session.0.reorder.duplicates); c0=$(asv session.0.sched_stat.copied_total)
+ping_burst 100
+sleep 0.3
+u1=$(sv session.0.reorder.duplicates); c1=$(asv session.0.sched_stat.copied_total)
+log "anchor copied $c0 -> $c1 packets; UE reorder duplicates $u0 -> $u1"
+check "redundant downlink: every copy the anchor sent twice is dropped once at the UE" \
+	[ $((c1 - c0)) -ge 90 -a $((u1 - u0)) -ge $((c1 - c0 - 5)) -a $((u1 - u0)) -le $((c1 - c0)) ]
+check "redundant downlink: 20 more pings, none lost" \
+	bash -c "ip netns exec $NS_UE ping -q -c 20 -i 0.02 10.2.0.2 | grep -q ' 0% packet loss'"
 
 finish
