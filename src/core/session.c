@@ -154,14 +154,12 @@ void mpt_session_refresh_views(struct mpt_session *s)
 		const struct mpt_path *p = &s->paths[i];
 
 		mpt_path_fill_view(p, &s->views[i], s->d->inner_mtu);
-	}
-	mpt_budgets_apply(s);		/* a path over its data budget shows as down */
-	for (unsigned i = 0; i < s->npaths; i++) {
 		/* the MSS clamp follows the smallest usable path whose size is known */
-		if (s->views[i].up && s->paths[i].pmtu.state >= MPT_PMTU_COMPLETE)
+		if (s->views[i].up && p->pmtu.state >= MPT_PMTU_COMPLETE)
 			clamp = MPT_MIN(clamp, s->views[i].mtu);
 	}
 	s->clamp_mtu = clamp < s->d->pool.mtu ? clamp : 0;
+	mpt_budgets_apply(s);		/* a path over its data budget shows as down */
 }
 
 void mpt_session_sched_ctx(struct mpt_session *s, struct mpt_sched_ctx *ctx, uint64_t now)
