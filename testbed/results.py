@@ -81,37 +81,6 @@ def iperf_goodput(ip):
     return s["bytes"] * 8 / s["seconds"] / 1e6, s["seconds"]
 
 
-def udp_metrics(rundir, meta, row, span_s):
-    """UDP flow: iperf3's loss and jitter; the RTT probe's loss and percentiles; the
-    bytes each path carried over the flow window (MB, from the interface series)."""
-    try:
-        with open(os.path.join(rundir, "iperf.json")) as f:
-            s = json.load(f).get("end", {}).get("sum", {})
-        if "lost_percent" in s:
-            row["udp_loss_pct"] = s["lost_percent"]
-            row["udp_jitter_ms"] = s.get("jitter_ms")
-    except (OSError, ValueError, AttributeError):
-        pass
-    try:
-        with open(os.path.join(rundir, "rttprobe.json")) as f:
-            rp = json.loads(f.read().strip().splitlines()[-1])
-        row["probe_loss_pct"] = 100.0 * (1 - rp["received"] / rp["sent"]) if rp["sent"] else None
-        for q in (50, 99):
-            row["probe_rtt_p%d" % q] = rp.get("p%d_ms" % q)
-    except (OSError, ValueError, IndexError, KeyError):
-        pass
-    for name in meta.get("side_flows", []):
-        try:
-            with open(os.path.join(rundir, "side-%s.json" % name)) as f:
-                s = json.load(f).get("end", {}).get("sum", {})
-            row["%s_loss_pct" % name] = s.get("lost_percent")
-            row["%s_jitter_ms" % name] = s.get("jitter_ms")
-        except (OSError, ValueError, AttributeError):
-            pass
-    for p in meta["ifaces"]:
-        row["mb_%s" % p] = row.get("tput_%s" % p, 0.0) * span_s / 8
-
-
 def run_metrics(rundir, meta, constraints):
     """Summary row of one run; flow window = [flow_start, flow_end] from meta."""
     server = read_jsonl(os.path.join(rundir, "samples-server.jsonl"))
@@ -123,6 +92,8 @@ def run_metrics(rundir, meta, constraints):
     span = sum(1 for _ in series)
     for p in paths:
         row["tput_%s" % p] = sum(v[p] for _, v in series) / span if span else 0.0
+    for p in paths:     # megabytes each path carried over the flow window (interface bytes)
+        row["mb_%s" % p] = row["tput_%s" % p] * (t1 - t0) / 8
     row["tput_total"] = sum(row["tput_%s" % p] for p in paths)
     costs = meta.get("costs") or {}
     if len(set(costs.values())) > 1 and row["tput_total"] > 0:
@@ -140,7 +111,6 @@ def run_metrics(rundir, meta, constraints):
         goods.append(g or 0.0)
         secs_all.append(secs or 0.0)
     row["goodput"] = sum(goods)
-    udp_metrics(rundir, meta, row, t1 - t0)
     if len(goods) > 1:
         row["jain"] = sum(goods) ** 2 / (len(goods) * sum(g * g for g in goods)) \
             if any(goods) else 0.0
@@ -157,6 +127,13 @@ def run_metrics(rundir, meta, constraints):
     gap = failover_gap(server, meta, t1)
     if gap is not None:
         row["failover_ms"] = gap
+    for name, pr in (meta.get("probes") or {}).items():
+        if pr.get("type") == "voice" and pr.get("planned"):
+            row["%s_loss_pct" % name] = pr.get("loss_pct")
+            row["%s_owd_p99" % name] = pr.get("owd_p99_ms")
+        elif pr.get("type") == "ping" and pr.get("sent"):
+            row["%s_loss_pct" % name] = 100.0 * (pr["sent"] - pr["received"]) / pr["sent"]
+            row["%s_rtt_p99" % name] = pr.get("p99_ms")
     if "max_rtt_ms" in constraints and rtts:
         row["viol_rtt"] = sum(1 for r in rtts if r > constraints["max_rtt_ms"]) / len(rtts)
     if "max_rtt_ms" in constraints:
@@ -289,11 +266,10 @@ def write_summary(outdir, rows):
 def format_table(agg, paths):
     cols = ["tput_%s" % p for p in paths] + ["tput_total", "goodput", "completion_s",
                                              "rtt_p50", "rtt_p99", "viol_rtt", "viol_path", "viol_rate", "jain",
-                                             "cheap_share", "failover_ms", "udp_loss_pct",
-                                             "udp_jitter_ms", "probe_loss_pct", "probe_rtt_p50",
-                                             "probe_rtt_p99"] + ["mb_%s" % p for p in paths]
-    cols += sorted({k[:-5] for g in agg for k in g
-                    if k.endswith(("_loss_pct_mean", "_jitter_ms_mean"))} - set(cols))
+                                             "cheap_share", "failover_ms"] + ["mb_%s" % p for p in paths]
+    for g in agg:       # the probes' columns (scenario.py 'probes'), in first-seen order
+        cols += [k[:-5] for k in g if k.endswith("_mean") and k[:-5] not in cols and
+                 k[:-5].endswith(("_loss_pct", "_owd_p99", "_rtt_p99"))]
     cols = [c for c in cols if any(c + "_mean" in g for g in agg)]
     head = "%-16s %-6s %3s " % ("sched", "cc", "n") + " ".join("%15s" % c for c in cols)
     lines = [head]

@@ -41,7 +41,6 @@ from mptund_hook import start_mptund, MptundRun, TunnelUnavailable   # noqa: E40
 
 PY = "/usr/bin/python3"
 IPERF_PORT = 5201
-SIDE_PORT = 5251        # side_flows: one iperf3 server each, SIDE_PORT + index
 BULK_PORT = 5301
 
 
@@ -132,76 +131,61 @@ def flow_cmd(kind, sc, run, bind, port):
            "-P", str(fl["parallel"]), "-i", "0.1", "--connect-timeout", "5000"]
     if bind:
         cmd += ["-B", bind]
-    if fl["type"] == "udp":
-        cmd += ["-u", "-b", "%gk" % fl["bitrate_kbit"], "-l", str(fl["len"])]
-    elif fl.get("bitrate_mbit"):
+    if fl.get("bitrate_mbit"):
         cmd += ["-b", "%gM" % fl["bitrate_mbit"]]
     cmd += ["-n", str(int(fl["size_mb"] * 1e6))] if fl["type"] == "transfer" \
         else ["-t", str(fl["duration_s"])]
     return cmd + (["-R"] if fl["direction"] == "down" else [])
 
 
-def start_rtt_probe(topo, sc, fl, builddir):
-    """UE 1 pings the server through the tunnel for the flow's duration (rtt_probe)."""
-    rp = sc.get("rtt_probe")
-    if not rp:
-        return None
-    count = int(fl["duration_s"] * 1000 / rp["interval_ms"])
-    cmd = [os.path.join(builddir, "rttprobe"), "-c", str(count), "-i",
-           "%g" % (rp["interval_ms"] / 1000.0), "-s", str(rp["size"]), "-W", "2", "-j",
-           SERVER_ADDR]
-    pr = topo.ues[0].popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    topo.procs.append(pr)
-    return pr
-
-
-def start_side_flows(topo, sc, run, bind):
-    """side_flows: a UDP iperf3 flow each from UE 1, for the main flow's duration."""
-    out = []
-    for i, sf in enumerate(sc["side_flows"]):
-        port = SIDE_PORT + i
-        topo.procs.append(topo.server.popen(["iperf3", "-s", "-1", "-p", str(port)],
-                                            stdout=subprocess.DEVNULL,
-                                            stderr=subprocess.DEVNULL))
-        time.sleep(0.2)
-        cmd = ["iperf3", "-c", SERVER_ADDR, "-p", str(port), "-J", "-C", run["cc"],
-               "-u", "-b", "%gk" % sf["bitrate_kbit"], "-l", str(sf["len"]),
-               "-t", str(sc["flow"].get("duration_s", 20)), "--connect-timeout", "5000"]
-        if bind:
-            cmd += ["-B", bind]
-        if sf["direction"] == "down":
-            cmd.append("-R")
-        pr = topo.ues[0].popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
-        topo.procs.append(pr)
-        out.append(pr)
+def start_probes(topo, sc, kind, bind, builddir):
+    """Start the scenario's side flows (scenario.py 'probes'); [(probe, receiver or
+    None, sender)]. A voice flow runs testbed/owdprobe (receiver first); a ping runs
+    rttprobe on the UE. Each waits start_s in a shell before it starts."""
+    ue, out = topo.ues[0], []
+    ue_addr = bind or path_addr(1, 1)
+    for pr in sc["probes"]:
+        wait = "sleep %g; exec " % pr["start_s"]
+        if pr["type"] == "ping":
+            n = max(1, int(pr["duration_s"] * 1000 / pr["interval_ms"]))
+            cmd = "%s%s -j -c %d -i %g -W 1 %s %s" % (
+                wait, os.path.join(builddir, "rttprobe"), n, pr["interval_ms"] / 1000,
+                "-B %s" % bind if bind else "", SERVER_ADDR)
+            out.append((pr, None, ue.popen(["sh", "-c", cmd], stdout=subprocess.PIPE,
+                                           stderr=subprocess.PIPE, text=True)))
+            continue
+        prog = os.path.join(builddir, "owdprobe")
+        up = pr["direction"] == "up"
+        rx_host, tx_host = (topo.server, ue) if up else (ue, topo.server)
+        rx = rx_host.popen([prog, "recv", "-W", "3", "-d",
+                            "%g" % (pr["start_s"] + pr["duration_s"] + 30), str(pr["port"])],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        src = ("-B %s " % bind) if up and bind else ""
+        cmd = "%s%s send -r %g -l %d -d %g -T %d %s%s %d" % (
+            wait, prog, pr["rate_kbit"], pr["len"], pr["duration_s"], pr["tos"], src,
+            SERVER_ADDR if up else ue_addr, pr["port"])
+        tx = tx_host.popen(["sh", "-c", cmd], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        out.append((pr, rx, tx))
+    topo.procs += [p for _, rx, tx in out for p in (rx, tx) if p]
     return out
 
 
-def finish_side_flows(procs, sc, rundir, meta):
-    for sf, pr in zip(sc["side_flows"], procs):
+def collect_probes(probes, deadline, meta, rundir):
+    """Wait (bounded) for each probe's result; probe-NAME.json, meta["probes"]."""
+    meta["probes"] = {}
+    for pr, rx, tx in probes:
+        res = rx or tx
         try:
-            out, err = pr.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            pr.kill()
-            out, err = pr.communicate(timeout=CMD_TIMEOUT_S)
-        with open(os.path.join(rundir, "side-%s.json" % sf["name"]), "w") as f:
-            f.write(out or "")
-        if pr.returncode != 0 and meta["status"] == "ok":
-            meta["status"] = "flow-failed"
-            meta["error"] = "side flow %s: %s" % (sf["name"], (err or out or "")[-300:])
-
-
-def finish_rtt_probe(pr, rundir):
-    if pr is None:
-        return
-    try:
-        out, _ = pr.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        pr.kill()
-        out, _ = pr.communicate(timeout=CMD_TIMEOUT_S)
-    with open(os.path.join(rundir, "rttprobe.json"), "w") as f:
-        f.write(out or "")
+            tx.wait(timeout=max(1.0, deadline - time.time()))
+            outp, err = res.communicate(timeout=max(5.0, deadline + 10 - time.time()))
+            data = json.loads(outp.strip().splitlines()[-1])
+        except (subprocess.TimeoutExpired, ValueError, IndexError) as e:
+            data = {"error": "%s: %s" % (type(e).__name__, e)}
+        data["type"] = pr["type"]
+        meta["probes"][pr["name"]] = data
+        with open(os.path.join(rundir, "probe-%s.json" % pr["name"]), "w") as f:
+            json.dump(data, f)
 
 
 def wait_clients(clients, limit, deadline, meta, rundir, what):
@@ -235,8 +219,7 @@ def one_run(sc, run, rundir, builddir, log, signals):
                 costs={p["name"]: p["cost"] for p in sc["topology"]["paths"]},
                 rates={p["name"]: p["rate_%s_mbit" % sc["flow"]["direction"]]
                        for p in sc["topology"]["paths"]},
-                flow_type=sc["flow"]["type"], status="ok", flow_start=0, flow_end=0,
-                side_flows=[sf["name"] for sf in sc["side_flows"]])
+                flow_type=sc["flow"]["type"], status="ok", flow_start=0, flow_end=0)
     samplers, tun, sched_log, stop_ev = [], MptundRun(), [], threading.Event()
     sched_th, errors = None, []
     try:
@@ -276,6 +259,7 @@ def one_run(sc, run, rundir, builddir, log, signals):
         limit = flow_limit(fl)
         meta["flow_start"] = time.time()
         sched_th = schedule_thread(topo, limit, meta["flow_start"], stop_ev, sched_log)
+        probes = start_probes(topo, sc, kind, bind, builddir)
         clients = []
         for k, ue in enumerate(topo.ues, 1):
             b = bind.replace(".11", ".%d" % (10 + k)) if bind and k > 1 else bind
@@ -283,13 +267,11 @@ def one_run(sc, run, rundir, builddir, log, signals):
                           stderr=subprocess.PIPE, text=True)
             topo.procs.append(cl)
             clients.append(cl)
-        probe = start_rtt_probe(topo, sc, fl, builddir)
-        sides = start_side_flows(topo, sc, run, bind)
         wait_clients(clients, limit, meta["flow_start"] + limit, meta, rundir,
                      "bulk.py client" if kind == "mptcp" else "iperf3 client")
-        finish_rtt_probe(probe, rundir)
-        finish_side_flows(sides, sc, rundir, meta)
         meta["flow_end"] = time.time()
+        collect_probes(probes, meta["flow_start"] + max(
+            [pr["start_s"] + pr["duration_s"] + 5 for pr, _, _ in probes] or [0]), meta, rundir)
         time.sleep(0.3)
     except TunnelUnavailable as e:
         meta["status"] = "skipped"
