@@ -21,6 +21,11 @@ static const struct mpt_sched_ops *const schedulers[] = {
 	&mpt_sched_blest,
 	&mpt_sched_minload,
 	&mpt_sched_attr,
+	&mpt_sched_active_standby,	/* ATSSS steering modes (issue 13) */
+	&mpt_sched_smallest_delay,
+	&mpt_sched_load_balance,
+	&mpt_sched_priority,
+	&mpt_sched_redundant,
 };
 
 size_t mpt_sched_count(void)

@@ -16,5 +16,10 @@ extern const struct mpt_sched_ops mpt_sched_olms;
 extern const struct mpt_sched_ops mpt_sched_blest;
 extern const struct mpt_sched_ops mpt_sched_minload;
 extern const struct mpt_sched_ops mpt_sched_attr;
+extern const struct mpt_sched_ops mpt_sched_active_standby;
+extern const struct mpt_sched_ops mpt_sched_smallest_delay;
+extern const struct mpt_sched_ops mpt_sched_load_balance;
+extern const struct mpt_sched_ops mpt_sched_priority;
+extern const struct mpt_sched_ops mpt_sched_redundant;
 
 #endif

@@ -92,6 +92,8 @@ def run_metrics(rundir, meta, constraints):
     span = sum(1 for _ in series)
     for p in paths:
         row["tput_%s" % p] = sum(v[p] for _, v in series) / span if span else 0.0
+    for p in paths:     # megabytes each path carried over the flow window (interface bytes)
+        row["mb_%s" % p] = row["tput_%s" % p] * (t1 - t0) / 8
     row["tput_total"] = sum(row["tput_%s" % p] for p in paths)
     costs = meta.get("costs") or {}
     if len(set(costs.values())) > 1 and row["tput_total"] > 0:
@@ -264,7 +266,7 @@ def write_summary(outdir, rows):
 def format_table(agg, paths):
     cols = ["tput_%s" % p for p in paths] + ["tput_total", "goodput", "completion_s",
                                              "rtt_p50", "rtt_p99", "viol_rtt", "viol_path", "viol_rate", "jain",
-                                             "cheap_share", "failover_ms"]
+                                             "cheap_share", "failover_ms"] + ["mb_%s" % p for p in paths]
     for g in agg:       # the probes' columns (scenario.py 'probes'), in first-seen order
         cols += [k[:-5] for k in g if k.endswith("_mean") and k[:-5] not in cols and
                  k[:-5].endswith(("_loss_pct", "_owd_p99", "_rtt_p99"))]

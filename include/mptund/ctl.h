@@ -115,6 +115,11 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.up", GAUGE, "1 if the scheduler may use the path") \
 	X("session.#.path.#.cost", GAUGE, "configured cost (lower is cheaper)") \
 	X("session.#.path.#.weight", GAUGE, "configured WRR weight") \
+	X("session.#.path.#.budget", INFO, "data budget of the path (Budget), canonical form") \
+	X("session.#.path.#.budget_bytes", GAUGE, "data budget per period") \
+	X("session.#.path.#.budget_used_bytes", GAUGE, "bytes sent on the path this period (on the anchor: by every session)") \
+	X("session.#.path.#.budget_exhausted", GAUGE, "1 when the budget is used up: the path is used only when no other is up") \
+	X("session.#.path.#.budget_period_end_s", GAUGE, "when the budget period ends, Unix seconds") \
 	X("session.#.path.#.mtu_bytes", GAUGE, "largest inner packet the path carries now") \
 	X("session.#.path.#.plpmtu_bytes", GAUGE, "largest outer IP packet the path carries now (DPLPMTUD)") \
 	X("session.#.path.#.pmtu_state", INFO, "path MTU discovery: base, searching, complete or pinned") \
@@ -165,6 +170,8 @@ enum mpt_ctl_kind {
 	X("session.#.fresh_starts", COUNTER, "transport restarted for a restarted or silent peer") \
 	X("session.#.handshakes", COUNTER, "handshakes completed") \
 	X("session.#.sched_switches", COUNTER, "scheduler changes at run time") \
+	X("session.#.sched_events", COUNTER, "scheduler events: steering thresholds crossed, traffic moved") \
+	X("session.#.sched_event", INFO, "the latest scheduler event, as logged") \
 	X("session.#.drop.*", COUNTER, "packets dropped on receive, by reason") \
 	X("session.#.reorder.held", COUNTER, "packets held for reordering") \
 	X("session.#.reorder.late", COUNTER, "packets arriving after their hole was skipped") \

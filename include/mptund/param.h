@@ -20,7 +20,11 @@ enum mpt_param_type {
 	MPT_PARAM_U32,		/* uint32_t, integral values only */
 	MPT_PARAM_BOOL,		/* bool: 0/1, true/false, yes/no, on/off */
 	MPT_PARAM_ENUM,		/* uint32_t index into .enum_names */
+	MPT_PARAM_NAME,		/* char[MPT_PARAM_NAME_LEN]: a path name, [A-Za-z0-9_.-];
+				 * default "" (unset); min, max, def unused */
 };
+
+#define MPT_PARAM_NAME_LEN 16	/* = MPT_NAME_LEN, NUL included */
 
 struct mpt_param {
 	const char *name;		/* lower case, [a-z0-9_] */
@@ -66,7 +70,7 @@ const struct mpt_param *mpt_param_find(const struct mpt_param *tab, size_t n,
 int mpt_param_parse(const struct mpt_param *p, void *blob, const char *text,
 		    char *err, size_t errlen);
 
-/* Current value as a double (ENUM/BOOL/U32 converted). */
+/* Current value as a double (ENUM/BOOL/U32 converted; NAME: 0). */
 double mpt_param_get(const struct mpt_param *p, const void *blob);
 
 /* Format the current value as text ("0.47", "true", "kernel"). Returns snprintf's. */

@@ -26,6 +26,8 @@
 
 #define MPT_SCHED_PRIV_SIZE 8192
 
+_Static_assert(MPT_PARAM_NAME_LEN == MPT_NAME_LEN, "a NAME tunable holds a path name");
+
 /* Read-only view of one path of the session, refreshed by the core before each call. */
 struct mpt_path_view {
 	uint8_t id;			/* index in the session, 0..npaths-1 */
@@ -100,6 +102,25 @@ struct mpt_sched_ctx {
 	struct mpt_rng *rng;		/* the session's seeded PRNG */
 };
 
+/* Something a scheduler wants logged and shown in `mptund-ctl watch` (issue 13): a
+ * steering threshold crossed or the traffic switched to another path. */
+enum mpt_sched_event_kind {
+	MPT_SCHED_EV_RTT = 1,		/* path's srtt crossed the RTT threshold */
+	MPT_SCHED_EV_LOSS,		/* path's loss rate crossed the loss threshold */
+	MPT_SCHED_EV_SWITCH,		/* the mode moved its traffic to path */
+};
+
+struct mpt_sched_event {
+	uint64_t t_ns;			/* ctx->now when it happened */
+	uint8_t kind;			/* enum mpt_sched_event_kind */
+	uint8_t path;			/* the path concerned (SWITCH: the new one) */
+	bool on;			/* RTT/LOSS: true = breached (entered), false = left
+					 * (back under the leave level) */
+	double value;			/* RTT: srtt ms; LOSS: rate 0..1; SWITCH: the old
+					 * path's id, -1 for none */
+	double threshold;		/* RTT: ms; LOSS: rate; the level crossed */
+};
+
 struct mpt_sched_ops {
 	const char *name;
 	const char *summary;		/* one line: what it does, its source */
@@ -139,6 +160,12 @@ struct mpt_sched_ops {
 	 * Flow-level schedulers (exp3) measure a flow's own delivery and losses by it. */
 	void (*on_flow)(void *priv, const struct mpt_sched_ctx *ctx, uint32_t flow_hash,
 			unsigned path, uint64_t acked_bytes, uint64_t lost_bytes);
+
+	/* optional (appended, issue 13): move up to max pending events, oldest first,
+	 * into ev and forget them; returns how many. The core calls it after tick and
+	 * pick and logs each event and shows it in `watch`. A scheduler keeps a small
+	 * bounded queue and counts what it had to drop; it does no I/O itself. */
+	unsigned (*drain_events)(void *priv, struct mpt_sched_event *ev, unsigned max);
 };
 
 /* True when the path is up and its in-flight is below window (bytes). */

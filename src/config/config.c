@@ -310,6 +310,20 @@ static void default_ctl_path(struct mpt_config *cfg)
 		 base);
 }
 
+/* The same instance name under the systemd StateDirectory=mptund. */
+static void default_state_file(struct mpt_config *cfg)
+{
+	const char *base = strrchr(cfg->file, '/');
+	size_t n;
+
+	base = base ? base + 1 : cfg->file;
+	n = strlen(base);
+	if (n > 5 && strcmp(base + n - 5, ".conf") == 0)
+		n -= 5;
+	snprintf(cfg->state_file, sizeof(cfg->state_file), "/var/lib/mptund/%.*s.state",
+		 (int)MPT_MIN(n, 64), base);
+}
+
 /* Line where key of [Interface] was set, 0 when it was not. */
 static int iface_key_line(const struct cfg_parser *ps, const char *name)
 {
@@ -350,6 +364,8 @@ int mpt_config_parse(struct mpt_config *cfg, const char *file, const char *text,
 	}
 	if (!iface_key_line(&ps, "ControlSocket"))
 		default_ctl_path(cfg);
+	if (!iface_key_line(&ps, "StateFile"))
+		default_state_file(cfg);
 	lines = (struct cfg_lines){
 		.iface = ps.sec_first[SEC_INTERFACE],
 		.role = iface_key_line(&ps, "Role"),

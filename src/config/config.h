@@ -28,6 +28,8 @@
 #include <mptund/common.h>
 #include <mptund/sched.h>
 
+#include "budget.h"
+
 #define MPT_KEY_LEN		32
 #define MPT_MAX_ADDRS		8
 #define MPT_MAX_ROUTES		32
@@ -70,6 +72,7 @@ struct mpt_path_config {
 	char cc[MPT_NAME_LEN];		/* "" = [Congestion] Name */
 	bool disabled;			/* administratively down at start */
 	uint32_t mtu;			/* outer path MTU pinned; 0 = discover (plpmtud.h) */
+	struct mpt_budget budget;	/* data budget (budget.h); period NONE = none */
 	int line;			/* where the section started */
 };
 
@@ -111,6 +114,7 @@ struct mpt_config {
 
 	char user[32], group[32];	/* drop privileges to; "" = stay root */
 	char ctl_path[MPT_PATH_LEN];	/* default /run/mptund/NAME.sock */
+	char state_file[MPT_PATH_LEN];	/* budget usage; default /var/lib/mptund/NAME.state */
 	char ctl_group[32];		/* "" = owner only */
 
 	uint64_t probe_interval_ns;	/* default 200 ms */

@@ -32,6 +32,7 @@ static const struct cfg_key interface_keys[] = {
 	IF("User", T_IDENT, user, .size = 32, .unset = "(not set: stay root)"),
 	IF("Group", T_IDENT, group, .size = 32, .unset = "(not set: the user's group)"),
 	IF("ControlSocket", T_SOCKPATH, ctl_path, .size = MPT_PATH_LEN),
+	IF("StateFile", T_SOCKPATH, state_file, .size = MPT_PATH_LEN),
 	IF("ControlGroup", T_IDENT, ctl_group, .size = 32, .unset = "(not set: owner only)"),
 	IF("ProbeInterval", T_MS, probe_interval_ns, .min = MS(10), .max = SEC(60)),
 	IF("ProbeMissLimit", T_U32, probe_miss_limit, .min = 1, .max = 1000),
@@ -67,6 +68,7 @@ static const struct cfg_key path_keys[] = {
 	PA("CC", T_CC, cc, .size = MPT_NAME_LEN, .unset = "(not set: [Congestion] Name)"),
 	PA("Disabled", T_BOOL, disabled),
 	PA("Mtu", T_MTU, mtu, .min = 1200, .max = 65535),
+	PA("Budget", T_BUDGET, budget, .unset = "(not set: unlimited)"),
 };
 
 static const struct cfg_key peer_keys[] = {

@@ -150,6 +150,17 @@ static int set_module(struct cfg_parser *ps, const struct cfg_key *k, char *dst,
 	return 0;
 }
 
+/* A data budget (budget.h): an allowance and its period. */
+static int set_budget(struct cfg_parser *ps, const struct cfg_key *k, void *f,
+		      const char *value)
+{
+	char msg[256];
+
+	if (mpt_budget_parse(value, f, msg, sizeof(msg)) < 0)
+		return cfg_fail(ps, k->name, "%s", msg);
+	return 0;
+}
+
 /* Keys whose value is a word or a name, copied or looked up as it is. */
 static int set_text(struct cfg_parser *ps, const struct cfg_key *k, void *f,
 		    const char *value)
@@ -315,6 +326,8 @@ int cfg_set_value(struct cfg_parser *ps, const struct cfg_key *k, void *base,
 	case T_PREFIXES:
 	case T_ROUTES:
 		return set_prefixes(ps, k, base, value);
+	case T_BUDGET:
+		return set_budget(ps, k, f, value);
 	case T_U32:
 		if (set_number(ps, k, value, &v) < 0)
 			return -EINVAL;

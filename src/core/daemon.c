@@ -268,6 +268,27 @@ static void ctl_close(struct mpt_daemon *d)
 		d->ops->ctl_close(d);
 }
 
+/* What runs beside the tunnel: the control socket, and the data budgets, whose state
+ * file is read here, before privileges go (budget_state.h). */
+static int open_services(struct mpt_daemon *d, char *err, size_t errlen)
+{
+	int ret = ctl_open(d, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	ret = mpt_budgets_open(d, err, errlen);
+	if (ret < 0)
+		ctl_close(d);
+	return ret;
+}
+
+/* The budgets' usage is saved here (at exit or on a failed start). */
+static void close_services(struct mpt_daemon *d)
+{
+	mpt_budgets_close(d);
+	ctl_close(d);
+}
+
 void mpt_daemon_notify_status(struct mpt_daemon *d, bool ready)
 {
 	char buf[256];
@@ -420,18 +441,18 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 	ret = open_sessions(d, err, errlen);
 	if (ret < 0)
 		goto fail_sessions;
-	ret = ctl_open(d, err, errlen);
+	ret = open_services(d, err, errlen);
 	if (ret < 0)
 		goto fail_sessions;
 	start_watchers(d);
 	ret = mpt_drop_privileges(cfg->user, cfg->group, err, errlen);
 	if (ret < 0)
-		goto fail_ctl;
+		goto fail_services;
 	go_live(d);
 	return 0;
 
-fail_ctl:
-	ctl_close(d);
+fail_services:
+	close_services(d);
 fail_sessions:
 	close_sessions(d);
 	if (d->nm_open)
@@ -455,7 +476,7 @@ fail_cfg:
 
 void mpt_daemon_stop(struct mpt_daemon *d)
 {
-	ctl_close(d);
+	close_services(d);
 	close_sessions(d);
 	if (d->nm_open) {
 		ev_io_stop(d->loop, &d->nm_io);

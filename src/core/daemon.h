@@ -10,6 +10,7 @@
 #include <ev.h>
 #include <sys/socket.h>
 
+#include "budget_state.h"
 #include "config.h"
 #include "netmon.h"
 #include "noise.h"
@@ -91,6 +92,7 @@ struct mpt_daemon {
 
 	struct log_ratelimit rl;
 	struct mpt_daemon_stats st;
+	struct mpt_budgets budgets;		/* data budgets (budget_state.h) */
 };
 
 int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,

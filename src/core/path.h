@@ -122,6 +122,7 @@ struct mpt_path {
 	bool ackf_rx_any;
 
 	struct mpt_path_stats st;
+	uint64_t budget_seen;		/* st.tx_bytes already counted in the data budget */
 };
 
 /* Usable by the scheduler. */

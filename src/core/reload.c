@@ -5,7 +5,8 @@
  * controllers and their tunables, path costs, weights, capacities and Disabled,
  * anchor peers' AllowedIPs, probe and queue settings, the log level. What needs new
  * sockets, a new TUN or new keys (role, keys, TUN name, addresses, routes, MTU,
- * listen address, cipher, control socket, the set of paths or peers) is refused
+ * listen address, cipher, control socket, the set of paths or peers, StateFile and
+ * data budgets) is refused
  * with a message naming it: restart for those. A config that does not parse changes
  * nothing.
  */
@@ -30,6 +31,27 @@ static bool same_overrides(const struct mpt_override *a, unsigned na,
 }
 
 #define SAME(field) (memcmp(&o->field, &n->field, sizeof(o->field)) == 0)
+
+/* Data budgets are indexed by [Path] section (budget_state.h): with a budget on any
+ * path, the sections' names and budgets must stay as they are. */
+static bool same_budgets(const struct mpt_config *o, const struct mpt_config *n)
+{
+	bool any = false;
+
+	for (unsigned i = 0; i < o->npaths; i++)
+		any |= o->paths[i].budget.period != MPT_BUDGET_NONE;
+	for (unsigned i = 0; i < n->npaths; i++)
+		any |= n->paths[i].budget.period != MPT_BUDGET_NONE;
+	if (!any)
+		return true;
+	if (o->npaths != n->npaths)
+		return false;
+	for (unsigned i = 0; i < o->npaths; i++)
+		if (strcmp(o->paths[i].name, n->paths[i].name) ||
+		    memcmp(&o->paths[i].budget, &n->paths[i].budget, sizeof(o->paths[i].budget)))
+			return false;
+	return true;
+}
 
 /* Name the first setting that needs a restart, or NULL. */
 static const char *needs_restart(const struct mpt_config *o, const struct mpt_config *n)
@@ -69,6 +91,8 @@ static const char *needs_restart(const struct mpt_config *o, const struct mpt_co
 				return "a path's Name, Device, Source or Endpoint";
 		}
 	}
+	if (strcmp(o->state_file, n->state_file) || !same_budgets(o, n))
+		return "StateFile, or a path's Name or Budget while a path has a Budget";
 	if (o->npeers != n->npeers)
 		return "the set of [Peer] sections";
 	for (unsigned i = 0; i < o->npeers; i++)

@@ -75,6 +75,7 @@ struct mpt_session_stats {
 	uint64_t ptb_sent;			/* ICMP too big written to the TUN */
 	uint64_t ptb_soft;			/* the same for packets sent on larger paths */
 	uint64_t mss_clamped;			/* TCP SYNs whose MSS was lowered */
+	uint64_t sched_events;			/* scheduler events (session_steer.c) */
 };
 
 struct mpt_session {
@@ -122,6 +123,7 @@ struct mpt_session {
 
 	struct log_ratelimit rl;
 	struct mpt_session_stats st;
+	char sched_event[112];		/* the latest scheduler event, as logged */
 
 	/* The large members last: an anchor session whose peer is not connected never
 	 * writes them, so their pages of the (calloc'd) session array stay untouched. */
@@ -189,6 +191,14 @@ void mpt_session_send_control(struct mpt_session *s, struct mpt_path *p,
 			      const struct mpt_probe *probe_ack, uint64_t now);
 void mpt_session_sched_ctx(struct mpt_session *s, struct mpt_sched_ctx *ctx, uint64_t now);
 void mpt_session_refresh_views(struct mpt_session *s);
+
+/* session_steer.c: log the scheduler's pending events (drain_events op, issue 13) and
+ * keep the latest for `watch`; a no-op for schedulers without the op. */
+void mpt_session_sched_events(struct mpt_session *s);
+/* One event as text: "wifi: rtt 152.3 ms above 100 ms" (names from the views). */
+int mpt_sched_event_format(const struct mpt_sched_event *e,
+			   const struct mpt_path_view *views, unsigned npaths,
+			   char *buf, size_t len);
 void mpt_session_liveness(struct mpt_session *s, uint64_t now);
 void mpt_session_heard(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,

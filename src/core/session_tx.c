@@ -398,6 +398,7 @@ static void flush_path(struct mpt_session *s, struct mpt_path *p, uint64_t now)
 void mpt_session_flush(struct mpt_session *s, uint64_t now)
 {
 	schedule(s, now);
+	mpt_session_sched_events(s);
 	for (unsigned i = 0; i < s->npaths; i++) {
 		struct mpt_path *p = &s->paths[i];
 

@@ -4,6 +4,7 @@
  * and the context of a call into it. The bottom of the session files: everything
  * above that asks the scheduler something builds its context here.
  */
+#include "budget_state.h"
 #include "daemon.h"
 #include "session.h"
 
@@ -20,6 +21,7 @@ void mpt_session_refresh_views(struct mpt_session *s)
 			clamp = MPT_MIN(clamp, s->views[i].mtu);
 	}
 	s->clamp_mtu = clamp < s->d->pool.mtu ? clamp : 0;
+	mpt_budgets_apply(s);		/* a path over its data budget shows as down */
 }
 
 void mpt_session_sched_ctx(struct mpt_session *s, struct mpt_sched_ctx *ctx, uint64_t now)

@@ -35,6 +35,28 @@ static const char *path_state(const struct mpt_path *p)
 	return p->remote_len ? "probing" : "down";
 }
 
+/* The path's data budget, when it has one (budget_state.h). */
+static void dump_budget(struct mpt_ctl_out *out, const struct mpt_daemon *d,
+			const struct mpt_path *p, const char *pre)
+{
+	int k = mpt_budget_index(d, p->name);
+	const struct mpt_budget *b;
+	const struct mpt_budget_use *u;
+	char text[48];
+
+	if (k < 0)
+		return;
+	b = &d->cfg.paths[k].budget;
+	u = &d->budgets.use[k];
+	mpt_budget_format(b, text, sizeof(text));
+	mpt_ctl_outf(out, "%s.budget=%s", pre, text);
+	mpt_ctl_outf(out, "%s.budget_bytes=%llu", pre, (unsigned long long)b->bytes);
+	mpt_ctl_outf(out, "%s.budget_used_bytes=%llu", pre, (unsigned long long)u->used);
+	mpt_ctl_outf(out, "%s.budget_exhausted=%d", pre, u->exhausted);
+	mpt_ctl_outf(out, "%s.budget_period_end_s=%lld", pre,
+		     (long long)mpt_budget_period_end(b, u->period_start));
+}
+
 static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 		      const struct mpt_path *p, uint64_t now)
 {
@@ -54,6 +76,7 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	mpt_ctl_outf(out, "%s.up=%d", pre, mpt_path_usable(p));
 	mpt_ctl_outf(out, "%s.cost=%u", pre, p->cost);
 	mpt_ctl_outf(out, "%s.weight=%u", pre, p->weight);
+	dump_budget(out, s->d, p, pre);
 	mpt_ctl_outf(out, "%s.mtu_bytes=%u", pre, mpt_path_max_inner(p, s->d->pool.mtu));
 	mpt_ctl_outf(out, "%s.plpmtu_bytes=%u", pre, mpt_plpmtud_cap(&p->pmtu));
 	mpt_ctl_outf(out, "%s.pmtu_state=%s", pre, mpt_plpmtud_state_name(&p->pmtu));
@@ -157,6 +180,10 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 	mpt_ctl_outf(out, "session.%u.rekeys=%llu", si, (unsigned long long)s->st.rekeys);
 	mpt_ctl_outf(out, "session.%u.sched_switches=%llu", si,
 		     (unsigned long long)s->st.sched_switches);
+	mpt_ctl_outf(out, "session.%u.sched_events=%llu", si,
+		     (unsigned long long)s->st.sched_events);
+	if (s->st.sched_events)
+		mpt_ctl_outf(out, "session.%u.sched_event=%s", si, s->sched_event);
 	for (int r = 1; r < MPT_WIRE_REASON_COUNT; r++)
 		if (s->st.drops[r])
 			mpt_ctl_outf(out, "session.%u.drop.%s=%llu", si, mpt_wire_strerror(r),

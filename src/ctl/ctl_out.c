@@ -113,7 +113,7 @@ void mpt_ctl_out_consume(struct mpt_ctl_out *out, size_t n)
 
 static const char *const type_names[] = {
 	[MPT_PARAM_DOUBLE] = "double", [MPT_PARAM_U32] = "u32",
-	[MPT_PARAM_BOOL] = "bool", [MPT_PARAM_ENUM] = "enum",
+	[MPT_PARAM_BOOL] = "bool", [MPT_PARAM_ENUM] = "enum", [MPT_PARAM_NAME] = "name",
 };
 
 int mpt_ctl_out_params(struct mpt_ctl_out *out, const char *prefix,

@@ -82,6 +82,44 @@ void ctl_view_status(FILE *f, const struct ctl_kvl *kv)
 	}
 }
 
+/* The data budgets, a table of their own, only when a path has one. */
+static void budget_rows(FILE *f, const struct ctl_kvl *kv, unsigned ns)
+{
+	struct ctl_table t;
+	bool any = false;
+
+	ctl_table_init(&t, 6);
+	ctl_table_row(&t, (const char *[]){ "SESSION", "PATH", "BUDGET", "USED", "STATE",
+			"PERIOD ENDS (UNIX S)" });
+	for (unsigned s = 0; s < ns; s++) {
+		char pfx[64], sidx[16], used[32];
+		unsigned np;
+
+		snprintf(pfx, sizeof(pfx), "session.%u.path", s);
+		np = ctl_kvl_count(kv, pfx);
+		snprintf(sidx, sizeof(sidx), "%u", s);
+		for (unsigned p = 0; p < np; p++) {
+			const char *ex = G("session.%u.path.%u.budget_exhausted", s, p);
+
+			if (!G("session.%u.path.%u.budget", s, p))
+				continue;
+			any = true;
+			ctl_human_bytes(G("session.%u.path.%u.budget_used_bytes", s, p), used,
+					sizeof(used));
+			ctl_table_row(&t, (const char *[]){ sidx,
+					G("session.%u.path.%u.name", s, p),
+					G("session.%u.path.%u.budget", s, p), used,
+					ex && !strcmp(ex, "1") ? "used up" : "ok",
+					or_dash(G("session.%u.path.%u.budget_period_end_s", s, p)) });
+		}
+	}
+	if (any) {
+		fprintf(f, "\n");
+		ctl_table_print(&t, f, 0);
+	}
+	ctl_table_free(&t);
+}
+
 void ctl_view_paths(FILE *f, const struct ctl_kvl *kv)
 {
 	unsigned ns = ctl_kvl_count(kv, "session");
@@ -94,6 +132,7 @@ void ctl_view_paths(FILE *f, const struct ctl_kvl *kv)
 		path_rows(&t, kv, s, true);
 	ctl_table_print(&t, f, 0);
 	ctl_table_free(&t);
+	budget_rows(f, kv, ns);
 }
 
 void ctl_view_sessions(FILE *f, const struct ctl_kvl *kv)

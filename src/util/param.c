@@ -32,7 +32,31 @@ static void store(const struct mpt_param *p, void *blob, double v)
 	case MPT_PARAM_BOOL:
 		*(bool *)field(blob, p->offset) = v != 0;
 		break;
+	case MPT_PARAM_NAME:
+		memset(field(blob, p->offset), 0, MPT_PARAM_NAME_LEN);	/* unset */
+		break;
 	}
+}
+
+static int parse_name(const struct mpt_param *p, void *blob, const char *text,
+		      char *err, size_t errlen)
+{
+	size_t n = strlen(text);
+
+	if (n >= MPT_PARAM_NAME_LEN) {
+		snprintf(err, errlen, "%s: '%s' is longer than %d characters", p->name, text,
+			 MPT_PARAM_NAME_LEN - 1);
+		return -EINVAL;
+	}
+	if (strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			 "0123456789_.-") != n) {
+		snprintf(err, errlen, "%s: '%s' is not a path name ([A-Za-z0-9_.-])",
+			 p->name, text);
+		return -EINVAL;
+	}
+	memset(field(blob, p->offset), 0, MPT_PARAM_NAME_LEN);
+	memcpy(field(blob, p->offset), text, n);
+	return 0;
 }
 
 void mpt_param_defaults(const struct mpt_param *tab, size_t n, void *blob)
@@ -60,6 +84,8 @@ double mpt_param_get(const struct mpt_param *p, const void *blob)
 		return *(const uint32_t *)cfield(blob, p->offset);
 	case MPT_PARAM_BOOL:
 		return *(const bool *)cfield(blob, p->offset);
+	case MPT_PARAM_NAME:
+		return 0;
 	}
 	return 0;
 }
@@ -90,6 +116,8 @@ int mpt_param_parse(const struct mpt_param *p, void *blob, const char *text,
 	char *end;
 
 	switch (p->type) {
+	case MPT_PARAM_NAME:
+		return parse_name(p, blob, text, err, errlen);
 	case MPT_PARAM_BOOL:
 		if (parse_bool(text, &v) < 0) {
 			snprintf(err, errlen, "%s: '%s' is not a boolean (true/false)",
@@ -151,12 +179,17 @@ int mpt_param_format_value(const struct mpt_param *p, double v, char *buf, size_
 			return snprintf(buf, len, "%s", p->enum_names[i]);
 		return snprintf(buf, len, "%u", idx);
 	}
+	case MPT_PARAM_NAME:
+		return snprintf(buf, len, "%s", "");	/* the default: unset */
 	}
 	return snprintf(buf, len, "?");
 }
 
 int mpt_param_format(const struct mpt_param *p, const void *blob, char *buf, size_t len)
 {
+	if (p->type == MPT_PARAM_NAME)
+		return snprintf(buf, len, "%.*s", MPT_PARAM_NAME_LEN - 1,
+				(const char *)cfield(blob, p->offset));
 	return mpt_param_format_value(p, mpt_param_get(p, blob), buf, len);
 }
 

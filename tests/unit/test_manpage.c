@@ -100,6 +100,7 @@ static void spec_line(const struct mpt_param *p, char *buf, size_t len)
 	static const char *const type[] = {
 		[MPT_PARAM_DOUBLE] = "double", [MPT_PARAM_U32] = "u32",
 		[MPT_PARAM_BOOL] = "bool", [MPT_PARAM_ENUM] = "enum",
+		[MPT_PARAM_NAME] = "name",
 	};
 	char lo[64], hi[64], def[64];
 	size_t off;
@@ -117,6 +118,9 @@ static void spec_line(const struct mpt_param *p, char *buf, size_t len)
 		break;
 	case MPT_PARAM_BOOL:
 		snprintf(buf, len, "bool, default %s.", def);
+		break;
+	case MPT_PARAM_NAME:
+		snprintf(buf, len, "path name, default unset.");
 		break;
 	default:
 		snprintf(buf, len, "%s, %s to %s, default %s.", type[p->type], lo, hi, def);
