@@ -326,6 +326,12 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 	else
 		mpt_rng_seed_bytes(&d->rng, seed + 16);
 	explicit_bzero(seed, sizeof(seed));
+	mpt_ruleset_init(&d->rules, 0);
+	ret = mpt_ruleset_replace(&d->rules, cfg->rules, cfg->nrules);
+	if (ret < 0) {
+		snprintf(err, errlen, "[Rule]: %s", strerror(-ret));
+		goto fail_cfg;
+	}
 	ret = mpt_noise_local_init(&d->local, cfg->private_key);
 	if (ret < 0) {
 		snprintf(err, errlen, "PrivateKey: not a usable X25519 key");
@@ -414,6 +420,7 @@ fail_pool:
 	d->txb.buf = d->rx.buf = d->rx.ctl = NULL;
 	mpt_pkt_pool_free(&d->pool);
 fail_cfg:
+	mpt_ruleset_free(&d->rules);
 	mpt_hs_guard_free(&d->hs_guard);
 	mpt_noise_local_free(&d->local);
 	mpt_config_free(cfg);
@@ -437,6 +444,7 @@ void mpt_daemon_stop(struct mpt_daemon *d)
 	free(d->rx.ctl);
 	d->txb.buf = d->rx.buf = d->rx.ctl = NULL;
 	mpt_pkt_pool_free(&d->pool);
+	mpt_ruleset_free(&d->rules);
 	mpt_config_free(&d->cfg);
 	mpt_noise_local_free(&d->local);
 	explicit_bzero(&d->local, sizeof(d->local));

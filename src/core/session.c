@@ -11,6 +11,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "session.h"
+#include "session_rules.h"
 #include "sys.h"
 
 static void session_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -134,6 +135,7 @@ void mpt_session_free(struct mpt_session *s)
 	ev_timer_stop(d->loop, &s->timer);
 	mpt_pktq_purge(&s->squeue, &d->pool);
 	mpt_pktq_purge(&s->rtxq, &d->pool);
+	mpt_rules_session_free(s);
 	for (unsigned i = 0; i < MPT_MAX_PATHS; i++)
 		if (s->paths[i].rec.ring)
 			mpt_path_free(&s->paths[i], &d->pool);
@@ -366,6 +368,7 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now)
 		at = earliest(at, now + 10 * MPT_NSEC_PER_MSEC);
 	if (s->squeue.head && s->sched->tick)
 		at = earliest(at, s->next_tick_ns);
+	at = earliest(at, mpt_rules_deadline(s));
 	if (cfg->role == MPT_ROLE_UE) {
 		at = earliest(at, s->hs_next_ns);
 		if (s->cur.valid && !s->hs.pending && s->last_auth_rx_ns)

@@ -30,6 +30,7 @@
 #include "standing.h"
 
 struct mpt_daemon;
+struct mpt_srules;
 
 struct mpt_keyslot {
 	bool valid;
@@ -95,6 +96,7 @@ struct mpt_session {
 	struct mpt_pktq rtxq;			/* lost packets to re-send, ahead of squeue */
 	uint64_t next_dsn;
 	struct mpt_standing standing;	/* does squeue stand (standing.h) */
+	struct mpt_srules *rules;	/* steering rules (session_rules.h); NULL: none */
 
 	unsigned npaths;		/* paths[0..npaths) are in use */
 
@@ -205,6 +207,10 @@ size_t mpt_session_pstat_append(struct mpt_session *s, uint8_t *pos, size_t room
 void mpt_session_status_changed(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 void mpt_session_on_pstat(struct mpt_session *s, const struct mpt_path_status *ps,
 			  uint64_t now);
+
+/* Hand a packet the scheduler picked mask for to those paths' queues (a copy for each
+ * path but the last). */
+void mpt_session_dispatch(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t mask);
 
 /* Path MTU (session_pmtu.c). */
 #define MPT_PICK_DROPPED	0x80000000u	/* the head packet fit no path: dropped */

@@ -12,6 +12,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "session.h"
+#include "session_rules.h"
 #include "sys.h"
 
 void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
@@ -29,6 +30,10 @@ void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
 	if (s->sched->on_loss) {
 		mpt_session_sched_ctx(s, &ctx, now);
 		s->sched->on_loss(s->sched_priv, &ctx, p->id, ev->lost_bytes);
+	}
+	if (s->rules) {
+		mpt_session_sched_ctx(s, &ctx, now);
+		mpt_rules_on_loss(s, &ctx, p->id, ev->lost_bytes);
 	}
 	mpt_session_collect_lost(s, p, now);
 }
@@ -71,6 +76,10 @@ static void on_ack(struct mpt_session *s, const struct mpt_ack_info *ack, uint64
 		if (s->sched->on_ack) {
 			mpt_session_sched_ctx(s, &ctx, now);
 			s->sched->on_ack(s->sched_priv, &ctx, p->id, ev.acked_bytes);
+		}
+		if (s->rules) {
+			mpt_session_sched_ctx(s, &ctx, now);
+			mpt_rules_on_ack(s, &ctx, p->id, ev.acked_bytes);
 		}
 	}
 }

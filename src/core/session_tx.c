@@ -17,6 +17,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "session.h"
+#include "session_rules.h"
 #include "sys.h"
 
 #define CTRL_BUF	512
@@ -411,6 +412,30 @@ static struct mpt_pkt *take(struct mpt_session *s, const struct mpt_sched_ctx *c
 	return mpt_pktq_take_at(&s->squeue, lead);
 }
 
+void mpt_session_dispatch(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t mask)
+{
+	while (mask) {
+		unsigned i = (unsigned)__builtin_ctz(mask);
+		struct mpt_pkt *copy = pkt;
+
+		mask &= mask - 1;
+		if (mask) {		/* redundant: every path but the last gets a copy */
+			copy = mpt_pkt_alloc(&s->d->pool);
+			if (!copy)
+				continue;
+			copy->len = pkt->len;
+			copy->dsn = pkt->dsn;
+			copy->meta = pkt->meta;
+			memcpy(copy->data, pkt->data, pkt->len);
+			s->st.copies++;
+		}
+		s->st.picks[i]++;
+		s->views[i].in_flight += copy->len;
+		s->views[i].queued_bytes += copy->len;
+		mpt_pktq_push(&s->paths[i].txq, copy);
+	}
+}
+
 /*
  * Hand queued packets to paths. The views are built once per call: while packets
  * move only the chosen path's in-flight changes (nothing is sent or acked here), so
@@ -419,17 +444,16 @@ static struct mpt_pkt *take(struct mpt_session *s, const struct mpt_sched_ctx *c
 static void schedule(struct mpt_session *s, uint64_t now)
 {
 	const struct mpt_sched_ops *ops = s->sched;
-	struct mpt_daemon *d = s->d;
 	struct mpt_sched_ctx ctx;
 	uint32_t usable = 0, min_fit;
 
-	if (!s->squeue.head && !s->rtxq.head) {
+	if (!s->squeue.head && !s->rtxq.head && !mpt_rules_queued(s)) {
 		mpt_standing_update(&s->standing, now, 0);
 		return;
 	}
 	mpt_session_sched_ctx(s, &ctx, now);
 	mpt_session_repair(s, s->views, &ctx, now);	/* repairs first */
-	if (!s->squeue.head) {
+	if (!s->squeue.head && !mpt_rules_queued(s)) {
 		mpt_standing_update(&s->standing, now, 0);
 		return;
 	}
@@ -456,33 +480,16 @@ static void schedule(struct mpt_session *s, uint64_t now)
 			s->st.holds++;
 			mpt_standing_update(&s->standing, now, now - s->squeue.head->enq_ns +
 					    least_queueing(&ctx));
-			return;
+			break;
 		}
 		pkt = take(s, &ctx, mask);
 		mpt_standing_update(&s->standing, now, now - pkt->enq_ns +
 				    path_queueing(&s->views[__builtin_ctz(mask)]));
 		ctx.standing = s->standing.on;
-		while (mask) {
-			unsigned i = (unsigned)__builtin_ctz(mask);
-			struct mpt_pkt *copy = pkt;
-
-			mask &= mask - 1;
-			if (mask) {		/* redundant: every path but the last gets a copy */
-				copy = mpt_pkt_alloc(&d->pool);
-				if (!copy)
-					continue;
-				copy->len = pkt->len;
-				copy->dsn = pkt->dsn;
-				copy->meta = pkt->meta;
-				memcpy(copy->data, pkt->data, pkt->len);
-				s->st.copies++;
-			}
-			s->st.picks[i]++;
-			s->views[i].in_flight += copy->len;
-			s->views[i].queued_bytes += copy->len;
-			mpt_pktq_push(&s->paths[i].txq, copy);
-		}
+		mpt_session_dispatch(s, pkt, mask);
 	}
+	if (s->rules)		/* steering rules: their queues (session_rules.c) */
+		mpt_rules_schedule(s, &ctx, usable, min_fit, now);
 }
 
 static void flush_path(struct mpt_session *s, struct mpt_path *p, uint64_t now)
@@ -569,6 +576,10 @@ void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_
 	if (s->sched->on_path_change) {
 		mpt_session_sched_ctx(s, &ctx, now);
 		s->sched->on_path_change(s->sched_priv, &ctx, p->id, up);
+	}
+	if (s->rules) {
+		mpt_session_sched_ctx(s, &ctx, now);
+		mpt_rules_on_path_change(s, &ctx, p->id, up);
 	}
 	mpt_daemon_mark(s->d, s);
 }
