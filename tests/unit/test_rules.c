@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "ctl_rules.h"
 #include "daemon.h"
 #include "pktmeta.h"
 #include "rule.h"
@@ -501,6 +502,73 @@ static void test_queue_limit(void **state)
 	h_free(&h);
 }
 
+/* One control request through the parser and the daemon's rule handler. */
+static int ctl(struct harness *h, const char *text, struct mpt_ctl_out *out)
+{
+	static struct mpt_ctl_req req;
+	char err[160];
+	size_t used;
+	int rc = mpt_ctl_parse(text, strlen(text), &req, &used, err, sizeof(err));
+
+	mpt_ctl_out_reset(out);
+	if (rc < 0) {
+		mpt_ctl_outf(out, "message=%s", err);
+		return rc;
+	}
+	return mpt_ctl_rules_cmd(h->d, &req, out);
+}
+
+static void test_ctl_rule(void **state)
+{
+	struct harness h;
+	struct mpt_ctl_out out;
+
+	h_init(&h, 1, "rr", MPT_ROLE_UE);
+	mpt_ctl_out_init(&out, 1 << 16);
+	assert_int_equal(ctl(&h, "cmd=rule\nop=add\nname=voip\nr.protocol=udp\n"
+			     "r.destinationport=5060\nr.scheduler=minrtt\n\n", &out), 0);
+	assert_int_equal(ctl(&h, "cmd=rule\nop=add\npos=0\nname=first\nr.scheduler=acpf\n"
+			     "r.min_frac=0.25\n\n", &out), 0);
+	assert_int_equal(h.d->rules.n, 2);
+	assert_string_equal(h.d->rules.r[0].rule.name, "first");
+	assert_int_equal(ctl(&h, "cmd=rule_list\n\n", &out), 0);
+	assert_non_null(strstr(out.buf, "rule.0.spec=Name=first Scheduler=acpf min_frac=0.25\n"));
+	assert_non_null(strstr(out.buf, "rule.1.spec=Name=voip Protocol=udp "
+			       "DestinationPort=5060 Scheduler=minrtt\n"));
+	/* bad rules: refused, the value quoted, nothing changed */
+	assert_int_equal(ctl(&h, "cmd=rule\nop=add\nname=x\nr.protocol=ufo\n"
+			     "r.scheduler=rr\n\n", &out), -EINVAL);
+	assert_non_null(strstr(out.buf, "'ufo'"));
+	assert_int_equal(ctl(&h, "cmd=rule\nop=add\nname=x\nr.scheduler=acpf\n"
+			     "r.min_frac=9\n\n", &out), -EINVAL);
+	assert_non_null(strstr(out.buf, "'9'"));
+	assert_int_equal(ctl(&h, "cmd=rule\nop=add\nname=voip\nr.scheduler=rr\n\n", &out),
+			 -EEXIST);
+	assert_int_equal(ctl(&h, "cmd=rule\nop=add\nname=p\nr.peer=phone\nr.scheduler=rr"
+			     "\n\n", &out), -EINVAL);	/* a UE's rule names no peer */
+	assert_int_equal(ctl(&h, "cmd=rule\nop=zap\nname=voip\n\n", &out), -EINVAL);
+	assert_non_null(strstr(out.buf, "'zap'"));
+	assert_int_equal(ctl(&h, "cmd=rule\n\n", &out), -EINVAL);	/* op= required */
+	assert_int_equal(h.d->rules.n, 2);
+	/* move, delete */
+	assert_int_equal(ctl(&h, "cmd=rule\nop=move\nname=first\npos=1\n\n", &out), 0);
+	assert_string_equal(h.d->rules.r[1].rule.name, "first");
+	assert_int_equal(ctl(&h, "cmd=rule\nop=del\nname=first\n\n", &out), 0);
+	assert_int_equal(ctl(&h, "cmd=rule\nop=del\nname=first\n\n", &out), -ENOENT);
+	assert_non_null(strstr(out.buf, "'first'"));
+	assert_int_equal(h.d->rules.n, 1);
+	/* statistics in the dump, by vocabulary keys */
+	mpt_ctl_out_reset(&out);
+	mpt_ctl_rules_dump(&out, h.d);
+	assert_non_null(strstr(out.buf, "rule.0.name=voip\n"));
+	assert_non_null(strstr(out.buf, "rule_default.pkts=0\n"));
+	assert_non_null(mpt_ctl_key_find("rule.0.path.1.tx_bytes"));
+	assert_non_null(mpt_ctl_key_find("pushed_rule.3.drop_pkts"));
+	assert_non_null(mpt_ctl_key_find("rule_default.queue_pkts"));
+	mpt_ctl_out_free(&out);
+	h_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -513,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_queues_do_not_block),
 		cmocka_unit_test(test_delete_keeps_packets),
 		cmocka_unit_test(test_queue_limit),
+		cmocka_unit_test(test_ctl_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
