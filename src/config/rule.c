@@ -355,6 +355,41 @@ int mpt_rule_parse(struct mpt_rule *r, const char *spec, size_t len, char *err,
 	return mpt_rule_check(r, &line, err, errlen);
 }
 
+int mpt_rule_parse_set(const char *text, size_t len, struct mpt_rule *out, unsigned max,
+		       unsigned *n, char *err, size_t errlen)
+{
+	size_t pos = 0;
+	char msg[256];
+
+	*n = 0;
+	while (pos < len) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t ll = nl ? (size_t)(nl - (text + pos)) : len - pos;
+		struct mpt_rule *r = &out[*n < max ? *n : 0];
+		size_t blank = 0;
+
+		while (blank < ll && (text[pos + blank] == ' ' || text[pos + blank] == '\t'))
+			blank++;
+		if (blank < ll) {
+			if (*n >= max)
+				FAIL("rule %u: more than %u rules", *n + 1, max);
+			if (memchr(text + pos, '\0', ll))
+				FAIL("rule %u: NUL byte", *n + 1);
+			if (mpt_rule_parse(r, text + pos, ll, msg, sizeof(msg)) < 0)
+				FAIL("rule %u: %s", *n + 1, msg);
+			if (r->peer[0])
+				FAIL("rule %u: Peer: '%s': a pushed rule names no peer", *n + 1,
+				     r->peer);
+			for (unsigned i = 0; i < *n; i++)
+				if (strcmp(out[i].name, r->name) == 0)
+					FAIL("rule %u: Name: '%s' twice", *n + 1, r->name);
+			(*n)++;
+		}
+		pos += ll + 1;
+	}
+	return 0;
+}
+
 /* Append to buf at *used; false when it does not fit. */
 static bool __attribute__((format(printf, 4, 5)))
 put(char *buf, size_t len, size_t *used, const char *fmt, ...)

@@ -80,6 +80,13 @@ int mpt_rule_check(struct mpt_rule *r, int *line, char *err, size_t errlen);
  * r and check it. */
 int mpt_rule_parse(struct mpt_rule *r, const char *spec, size_t len, char *err,
 		   size_t errlen);
+/*
+ * A rule set as text (the RULES frames of mptund-proto(7)): one spec a line, empty
+ * lines ignored. Fills out[0..*n) (at most max), names unique, no Peer= (a pushed
+ * set is for its receiver). 0, or -EINVAL with "rule N: ..." in err.
+ */
+int mpt_rule_parse_set(const char *text, size_t len, struct mpt_rule *out, unsigned max,
+		       unsigned *n, char *err, size_t errlen);
 /* The normalised spec; returns its length (< len) or -ENOSPC. */
 int mpt_rule_format(const struct mpt_rule *r, char *buf, size_t len);
 /* Same rule (what makes two rules' scheduler instances interchangeable too). */

@@ -327,6 +327,7 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 		mpt_rng_seed_bytes(&d->rng, seed + 16);
 	explicit_bzero(seed, sizeof(seed));
 	mpt_ruleset_init(&d->rules, 0);
+	d->rules.gen = (uint32_t)mpt_rng_u64(&d->rng) | 1;	/* RULES set numbers */
 	ret = mpt_ruleset_replace(&d->rules, cfg->rules, cfg->nrules);
 	if (ret < 0) {
 		snprintf(err, errlen, "[Rule]: %s", strerror(-ret));

@@ -214,6 +214,7 @@ void mpt_session_restart(struct mpt_session *s, uint64_t now)
 			mpt_path_restart(&s->paths[i], &d->pool, now);
 	mpt_pktq_purge(&s->rtxq, &d->pool);
 	mpt_reorder_flush(&s->reorder);
+	mpt_rules_push_restart(s);
 	keyslot_clear(&s->cur);
 	keyslot_clear(&s->prev);
 	keyslot_clear(&s->next);

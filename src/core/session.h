@@ -208,6 +208,11 @@ void mpt_session_status_changed(struct mpt_session *s, struct mpt_path *p, uint6
 void mpt_session_on_pstat(struct mpt_session *s, const struct mpt_path_status *ps,
 			  uint64_t now);
 
+/* Frames alone in a control packet on p, not ack-eliciting; the datagram length or
+ * -errno (RULES frames, rules_push.c). */
+int mpt_session_send_frames(struct mpt_session *s, struct mpt_path *p,
+			    const uint8_t *frames, size_t len, uint64_t now);
+
 /* Hand a packet the scheduler picked mask for to those paths' queues (a copy for each
  * path but the last). */
 void mpt_session_dispatch(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t mask);

@@ -94,6 +94,13 @@ void mpt_rules_schedule(struct mpt_session *s, struct mpt_sched_ctx *ctx, uint32
 /* Earliest tick due of a scheduler with queued packets; 0 none. */
 uint64_t mpt_rules_deadline(const struct mpt_session *s);
 
+/* RULES frames (rules_push.c): the anchor's periodic (re)send, a fresh start, and a
+ * received frame. */
+void mpt_rules_push_tick(struct mpt_session *s, uint64_t now);
+void mpt_rules_push_restart(struct mpt_session *s);
+void mpt_rules_on_frame(struct mpt_session *s, struct mpt_path *p,
+			const struct mpt_rules_frag *f, uint64_t now);
+
 /* Events for every rule instance of the session. */
 void mpt_rules_on_ack(struct mpt_session *s, const struct mpt_sched_ctx *ctx, unsigned path,
 		      uint64_t bytes);

@@ -247,6 +247,9 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 		case MPT_FRAME_PATH_STATUS:
 			mpt_session_on_pstat(s, &f.u.pstat, now);
 			break;
+		case MPT_FRAME_RULES:
+			mpt_rules_on_frame(s, path, &f.u.rules, now);
+			break;
 		case MPT_FRAME_PADDING:
 			break;
 		}

@@ -305,6 +305,18 @@ void mpt_session_send_control(struct mpt_session *s, struct mpt_path *p,
 		p->st.ack_tx_bytes += MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN + mpt_path_ip_udp(p);
 }
 
+int mpt_session_send_frames(struct mpt_session *s, struct mpt_path *p,
+			    const uint8_t *frames, size_t len, uint64_t now)
+{
+	uint8_t buf[MPT_WIRE_HDR_LEN + MPT_FRAME_HDR_LEN + MPT_RULES_HDR_LEN +
+		    MPT_RULES_FRAG_MAX + MPT_WIRE_TAG_LEN];
+
+	if (len > sizeof(buf) - MPT_WIRE_HDR_LEN - MPT_WIRE_TAG_LEN)
+		return -EMSGSIZE;
+	memcpy(buf + MPT_WIRE_HDR_LEN, frames, len);
+	return seal_and_send(s, p, buf, len, sizeof(buf), false, now);
+}
+
 /* A PROBE (ack-eliciting): liveness, path info for the peer, and the probe timeout. */
 void mpt_session_send_probe(struct mpt_session *s, struct mpt_path *p, uint64_t now,
 			    bool pto)
@@ -602,6 +614,7 @@ void mpt_session_liveness(struct mpt_session *s, uint64_t now)
 				mpt_session_send_probe(s, p, now, false);
 		}
 	}
+	mpt_rules_push_tick(s, now);	/* anchor: the UE's rules, until it has them */
 }
 
 /* Called on an authenticated packet from path p. */

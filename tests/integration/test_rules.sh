@@ -12,7 +12,9 @@
 # on the sender: from then on the flow's packets are counted under the rule and p2
 # carries them too, and iperf3 reports no datagram lost. Then a reload with a broken
 # [Rule] fails, quotes the bad value and keeps the running rules; a good reload puts
-# the file's rules in place.
+# the file's rules in place. The anchor's own [Rule] for this UE is pushed to it
+# (RULES frames): the UE lists it and steers its pings by it; deleted on the anchor,
+# it goes from the UE too.
 . "$(dirname "$0")/lib.sh"
 require_root
 command -v iperf3 >/dev/null || { echo "1..0 # SKIP iperf3 missing"; exit 0; }
@@ -25,6 +27,8 @@ write_anchor_conf "$TMP/anchor.conf" cpf fixed \
 write_ue_conf "$TMP/ue.conf" ue "10.99.0.2/24, fd99::2/64" cpf fixed \
 	"Name = p1|Device = ue1|Endpoint = 10.1.1.1:5555|Cost = 1" \
 	"Name = p2|Device = ue2|Endpoint = 10.1.2.1:5555|Cost = 2"
+printf '[Rule]\nName = pushed-icmp\nPeer = ue1\nProtocol = icmp\nScheduler = rr\n' \
+	>> "$TMP/anchor.conf"
 start_daemon $NS_AN "$TMP/anchor.conf" anchor >/dev/null
 start_daemon $NS_UE "$TMP/ue.conf" ue >/dev/null
 ip netns exec $NS_SRV iperf3 -s -D -I "$TMP/iperf.pid" >/dev/null 2>&1
@@ -52,6 +56,19 @@ sys.exit(0 if s["packets"] > 1000 and s["lost_packets"] == 0 else 1)' "$1"
 gt() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" -gt "$2" ]; }
 
 check "the tunnel comes up (ping UE -> SRV)" wait_ping $NS_UE 10.2.0.2 10
+# wait_for SECONDS CMD...: CMD succeeds within SECONDS
+wait_for() {
+	local i t=$1; shift
+	for ((i = 0; i < t * 10; i++)); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+
+# --- 0. the anchor's rule is pushed to the UE --------------------------------------
+has_pushed() { UE rule list | grep -q "pushed_rule.0.spec.*Name=pushed-icmp Protocol=icmp Scheduler=rr"; }
+check "the anchor's rule reaches the UE (rule list)" wait_for 3 has_pushed
+ip netns exec $NS_UE ping -c 5 -i 0.1 -W 1 10.2.0.2 >/dev/null
+check "the UE steers its pings by the pushed rule" gt "$(sv UE pushed_rule.0.pkts)" 4
+check "the anchor steers the replies by it" gt "$(sv AN rule.0.pkts)" 4
 
 # --- 1. uplink: a rule added on the UE during the flow ------------------------------
 udp_flow 5 "$TMP/up.json"
@@ -72,7 +89,7 @@ check "rule list shows the rule's spec" grep -q \
 # --- 2. downlink: a rule added on the anchor during the flow ------------------------
 udp_flow 5 "$TMP/down.json" -R
 sleep 2
-check "rule add (anchor) during the flow" AN rule add down Protocol=udp \
+check "rule add (anchor) during the flow" AN rule add down at 0 Protocol=udp \
 	DestinationPort=5201 Scheduler=rr
 sleep 1.5
 check "anchor: the rule counts the downlink (addresses swapped)" \
@@ -109,5 +126,8 @@ check "the tunnel still carries traffic (ping, steered by the new rule)" \
 	wait_ping $NS_UE 10.2.0.2 5
 check "the ping was counted under the file's rule" gt "$(sv UE rule.0.pkts)" 0
 check "rule del" UE rule del fromfile
-check "no rule left" bash -c "! '$MPTCTL' -s '$TMP/ue.sock' rule list | grep -q spec"
+check "rule del (anchor) of the pushed rule" AN rule del pushed-icmp
+no_pushed_icmp() { ! UE rule list | grep -q "Name=pushed-icmp"; }
+check "... and it goes from the UE" wait_for 3 no_pushed_icmp
+check "no rule of the UE's own left" bash -c "! '$MPTCTL' -s '$TMP/ue.sock' rule list | grep -q '^rule'"
 finish

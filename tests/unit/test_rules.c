@@ -502,6 +502,80 @@ static void test_queue_limit(void **state)
 	h_free(&h);
 }
 
+/* RULES frames: what the encoder writes the decoder reads; bad bodies refused. */
+static void test_rules_frame(void **state)
+{
+	static const struct {
+		const char *what;
+		uint8_t body[8];
+		size_t len;
+	} bad[] = {
+		{ "seq 0", { 0, 0, 0, 0, 0, 1, 'x' }, 7 },
+		{ "index past count", { 0, 0, 0, 9, 2, 2 }, 6 },
+		{ "count past 16", { 0, 0, 0, 9, 0, 17 }, 6 },
+		{ "ack with text", { 0, 0, 0, 9, 0, 0, 'x' }, 7 },
+		{ "ack with index", { 0, 0, 0, 9, 1, 0 }, 6 },
+		{ "short", { 0, 0, 0, 9, 0 }, 5 },
+	};
+	const char *text = "Name=a Scheduler=rr\n";
+	struct mpt_rules_frag in = { .seq = 77, .index = 1, .count = 3,
+				     .text = (const uint8_t *)text, .len = 20 };
+	uint8_t buf[2048];
+	const uint8_t *pos = buf;
+	struct mpt_frame f;
+	int n = mpt_frame_rules_encode(buf, sizeof(buf), &in);
+
+	assert_int_equal(n, 3 + 6 + 20);
+	assert_int_equal(mpt_frame_next(&pos, buf + n, &f), 1);
+	assert_int_equal(f.type, MPT_FRAME_RULES);
+	assert_int_equal(f.u.rules.seq, 77);
+	assert_int_equal(f.u.rules.index, 1);
+	assert_int_equal(f.u.rules.count, 3);
+	assert_memory_equal(f.u.rules.text, text, 20);
+	for (size_t i = 0; i < MPT_ARRAY_SIZE(bad); i++) {
+		buf[0] = MPT_FRAME_RULES;
+		buf[1] = 0;
+		buf[2] = (uint8_t)bad[i].len;
+		memcpy(buf + 3, bad[i].body, bad[i].len);
+		pos = buf;
+		if (mpt_frame_next(&pos, buf + 3 + bad[i].len, &f) != -EBADMSG ||
+		    f.reason != MPT_WIRE_RULES_BAD)
+			fail_msg("%s: not refused", bad[i].what);
+	}
+	/* too long a fragment: neither written nor read */
+	in.len = MPT_RULES_FRAG_MAX + 1;
+	assert_int_equal(mpt_frame_rules_encode(buf, sizeof(buf), &in), -EINVAL);
+	assert_string_equal(mpt_wire_strerror(MPT_WIRE_RULES_BAD), "rules-bad");
+}
+
+/* A pushed set as text: lines of specs; refusals name the rule and quote the value. */
+static void test_parse_set(void **state)
+{
+	static struct mpt_rule out[4];
+	const char *good = "\nName=a Protocol=udp Scheduler=rr\n  \nName=b DSCP=46 "
+			   "Scheduler=minrtt";
+	char err[320];
+	unsigned n;
+
+	assert_int_equal(mpt_rule_parse_set(good, strlen(good), out, 4, &n, err,
+					    sizeof(err)), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(out[1].name, "b");
+	assert_int_equal(mpt_rule_parse_set("Name=a Scheduler=rr\nName=a Scheduler=rr", 39,
+					    out, 4, &n, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'a' twice"));
+	assert_int_equal(mpt_rule_parse_set("Name=a Scheduler=rr\nName=b Scheduler=zz", 39,
+					    out, 4, &n, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "rule 2: Scheduler: 'zz'"));
+	assert_int_equal(mpt_rule_parse_set("Name=a Peer=x Scheduler=rr", 26, out, 4, &n, err,
+					    sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'x'"));
+	assert_int_equal(mpt_rule_parse_set("Name=a Scheduler=rr\nName=b Scheduler=rr", 39,
+					    out, 1, &n, err, sizeof(err)), -EINVAL);
+	assert_int_equal(mpt_rule_parse_set("", 0, out, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 0);
+}
+
 /* One control request through the parser and the daemon's rule handler. */
 static int ctl(struct harness *h, const char *text, struct mpt_ctl_out *out)
 {
@@ -582,6 +656,8 @@ int main(void)
 		cmocka_unit_test(test_delete_keeps_packets),
 		cmocka_unit_test(test_queue_limit),
 		cmocka_unit_test(test_ctl_rule),
+		cmocka_unit_test(test_rules_frame),
+		cmocka_unit_test(test_parse_set),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
