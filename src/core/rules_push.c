@@ -71,8 +71,11 @@ static void push_send(struct mpt_session *s, struct mpt_srules *rl, uint64_t now
 	unsigned nrules, count;
 	size_t len = peer_text(s, text, sizeof(text), &nrules);
 
-	if (!nrules && !rl->push.acked)
-		return;		/* never had rules: nothing to clear */
+	if (!nrules && !rl->push.told) {
+		rl->push.acked = push_seq(s->d);	/* never had rules: nothing to clear */
+		return;
+	}
+	rl->push.told = rl->push.told || nrules;
 	count = len ? (unsigned)((len + MPT_RULES_FRAG_MAX - 1) / MPT_RULES_FRAG_MAX) : 1;
 	for (unsigned i = 0; i < count; i++) {
 		size_t off = (size_t)i * MPT_RULES_FRAG_MAX;
@@ -112,6 +115,7 @@ void mpt_rules_push_restart(struct mpt_session *s)
 	if (!rl)
 		return;
 	rl->push.acked = 0;		/* anchor: a restarted UE holds no rules */
+	rl->push.told = false;
 	rl->push.next_ns = 0;
 	if (s->d->cfg.role == MPT_ROLE_UE && rl->push.seq) {
 		/* UE: the anchor starts afresh and pushes what it has now */

@@ -369,7 +369,8 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now)
 		at = earliest(at, now + 10 * MPT_NSEC_PER_MSEC);
 	if (s->squeue.head && s->sched->tick)
 		at = earliest(at, s->next_tick_ns);
-	at = earliest(at, mpt_rules_deadline(s));
+	if (s->rules)
+		at = earliest(at, mpt_rules_deadline(s));
 	if (cfg->role == MPT_ROLE_UE) {
 		at = earliest(at, s->hs_next_ns);
 		if (s->cur.valid && !s->hs.pending && s->last_auth_rx_ns)

@@ -42,7 +42,10 @@ struct mpt_flow_ent {
 
 /* RULES frames (rules_push.c, mptund-proto(7)). */
 struct mpt_rules_push {
-	uint32_t acked;				/* anchor: the set the UE confirmed */
+	uint32_t acked;				/* anchor: the set the UE confirmed, or
+						 * one with nothing to tell it */
+	bool told;				/* anchor: it was sent rules (since the
+						 * last fresh start) */
 	uint64_t next_ns;			/* anchor: next (re)send of the set */
 	uint32_t seq;				/* UE: the set installed; 0 none */
 	bool ack_due;				/* UE: confirm seq with the next probe */
