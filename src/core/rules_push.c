@@ -102,8 +102,10 @@ void mpt_rules_push_tick(struct mpt_session *s, uint64_t now)
 	if (!s->rules && !s->d->rules.n)
 		return;			/* no rules, never had: the common case */
 	rl = mpt_rules_get(s);
-	if (!rl || rl->push.acked == push_seq(s->d) || now < rl->push.next_ns)
-		return;
+	if (!rl || rl->push.acked == push_seq(s->d) ||
+	    (rl->push.sent == push_seq(s->d) && now < rl->push.next_ns))
+		return;			/* a new set goes at once, a resend waits */
+	rl->push.sent = push_seq(s->d);
 	rl->push.next_ns = now + s->d->cfg.probe_interval_ns;
 	push_send(s, rl, now);
 }
@@ -116,6 +118,7 @@ void mpt_rules_push_restart(struct mpt_session *s)
 		return;
 	rl->push.acked = 0;		/* anchor: a restarted UE holds no rules */
 	rl->push.told = false;
+	rl->push.sent = 0;
 	rl->push.next_ns = 0;
 	if (s->d->cfg.role == MPT_ROLE_UE && rl->push.seq) {
 		/* UE: the anchor starts afresh and pushes what it has now */

@@ -46,7 +46,8 @@ struct mpt_rules_push {
 						 * one with nothing to tell it */
 	bool told;				/* anchor: it was sent rules (since the
 						 * last fresh start) */
-	uint64_t next_ns;			/* anchor: next (re)send of the set */
+	uint32_t sent;				/* anchor: the set last sent */
+	uint64_t next_ns;			/* anchor: its next resend */
 	uint32_t seq;				/* UE: the set installed; 0 none */
 	bool ack_due;				/* UE: confirm seq with the next probe */
 	uint32_t asm_seq;			/* UE: the set being reassembled */

@@ -576,6 +576,102 @@ static void test_parse_set(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* The UE's side of RULES: fragments in any order make the set; a set it cannot use is
+ * refused and the pushed rules stay; a fresh start forgets them. (The harness has no
+ * path to send acknowledgments on: only the state is checked.) */
+static void frag(struct mpt_session *s, uint32_t seq, uint8_t index, uint8_t count,
+		 const char *text, size_t off, size_t len)
+{
+	struct mpt_rules_frag f = { .seq = seq, .index = index, .count = count,
+				    .text = (const uint8_t *)text + off, .len = (uint16_t)len };
+
+	mpt_rules_on_frame(s, &s->paths[0], &f, 5000);
+}
+
+static void test_push_ue(void **state)
+{
+	const char *set = "Name=voip Protocol=udp DestinationPort=5060 Scheduler=minrtt\n"
+			  "Name=ping Protocol=icmp Scheduler=rr\n";
+	const char *bad = "Name=x Scheduler=nosuch\n";
+	size_t half = strlen(set) / 2;
+	struct harness h;
+	struct mpt_session *s;
+	struct mpt_pkt_info info;
+
+	h_init(&h, 1, "rr", MPT_ROLE_UE);
+	s = &h.d->sessions[0];
+	frag(s, 9, 1, 2, set, half, strlen(set) - half);	/* the second one first */
+	assert_int_equal(s->rules->pushed.n, 0);
+	frag(s, 9, 1, 2, set, half, strlen(set) - half);	/* a copy: no harm */
+	frag(s, 9, 0, 2, set, 0, half);
+	assert_int_equal(s->rules->pushed.n, 2);
+	assert_int_equal(s->rules->push.seq, 9);
+	assert_string_equal(s->rules->pushed.r[1].rule.name, "ping");
+	/* the UE's uplink follows them, after its own rules */
+	add_rule(&h, "Name=own Protocol=udp DestinationPort=5060 Scheduler=cpf", 0);
+	send_udp(&h, s, "198.51.100.1", 5060, 0, &info);
+	assert_int_equal(h.d->rules.r[0].st.pkts, 1);
+	assert_int_equal(mpt_ruleset_del(&h.d->rules, "own", NULL, 0), 0);
+	send_udp(&h, s, "198.51.100.1", 5060, 0, &info);
+	assert_int_equal(s->rules->pushed.r[0].st.pkts, 1);
+	/* a set naming a scheduler the UE lacks: refused, the rules stay */
+	frag(s, 10, 0, 1, bad, 0, strlen(bad));
+	assert_int_equal(s->rules->push.seq, 10);	/* acknowledged all the same */
+	assert_int_equal(s->rules->pushed.n, 2);
+	/* an empty set clears them */
+	frag(s, 11, 0, 1, "", 0, 0);
+	assert_int_equal(s->rules->pushed.n, 0);
+	/* a fresh start forgets a pushed set */
+	frag(s, 12, 0, 1, set, 0, strlen(set));
+	assert_int_equal(s->rules->pushed.n, 2);
+	mpt_rules_push_restart(s);
+	assert_int_equal(s->rules->pushed.n, 0);
+	assert_int_equal(s->rules->push.seq, 0);
+	/* acknowledgments are the anchor's business: a UE ignores them */
+	{
+		struct mpt_rules_frag ack = { .seq = 12 };
+
+		mpt_rules_on_frame(s, &s->paths[0], &ack, 6000);
+		assert_int_equal(s->rules->pushed.n, 0);
+	}
+	h_free(&h);
+}
+
+/* The anchor's side: it owes a UE its rules until acknowledged; a peer without rules
+ * is owed nothing; an acknowledgment of another set number does not count. */
+static void test_push_anchor(void **state)
+{
+	struct harness h;
+	struct mpt_session *s;
+	struct mpt_rules_frag ack = { 0 };
+
+	h_init(&h, 2, "rr", MPT_ROLE_ANCHOR);
+	h.d->cfg.probe_interval_ns = 100 * MPT_NSEC_PER_MSEC;
+	s = &h.d->sessions[0];
+	mpt_rules_push_tick(s, 1000);
+	assert_null(s->rules);				/* no rules: no state at all */
+	add_rule(&h, "Name=other Peer=laptop Scheduler=rr", 0);
+	mpt_rules_push_tick(s, 2000);
+	assert_non_null(s->rules);
+	assert_int_equal(s->rules->push.acked, h.d->rules.gen);	/* nothing to tell */
+	assert_false(s->rules->push.told);
+	add_rule(&h, "Name=mine Peer=phone Scheduler=rr", 0);
+	mpt_rules_push_tick(s, 3000);
+	assert_true(s->rules->push.told);
+	assert_true(s->rules->push.acked != h.d->rules.gen);	/* owed */
+	ack.seq = h.d->rules.gen + 1;
+	mpt_rules_on_frame(s, &s->paths[0], &ack, 4000);
+	assert_true(s->rules->push.acked != h.d->rules.gen);	/* another set */
+	ack.seq = h.d->rules.gen;
+	mpt_rules_on_frame(s, &s->paths[0], &ack, 4000);
+	assert_int_equal(s->rules->push.acked, h.d->rules.gen);
+	/* its rule goes: the UE is owed an empty set */
+	assert_int_equal(mpt_ruleset_del(&h.d->rules, "mine", NULL, 0), 0);
+	mpt_rules_push_tick(s, 200 * MPT_NSEC_PER_MSEC);
+	assert_true(s->rules->push.acked != h.d->rules.gen);
+	h_free(&h);
+}
+
 /* One control request through the parser and the daemon's rule handler. */
 static int ctl(struct harness *h, const char *text, struct mpt_ctl_out *out)
 {
@@ -658,6 +754,8 @@ int main(void)
 		cmocka_unit_test(test_ctl_rule),
 		cmocka_unit_test(test_rules_frame),
 		cmocka_unit_test(test_parse_set),
+		cmocka_unit_test(test_push_ue),
+		cmocka_unit_test(test_push_anchor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
