@@ -191,7 +191,8 @@ enum mpt_ctl_kind {
 
 /* The statistics of one steering rule, under prefix P (rule.N: the daemon's own rules
  * in match order; pushed_rule.N: the anchor's, on the UE; rule_default: packets no
- * rule matched). Counted over every session; path.P is the path id. */
+ * rule matched). Counted over every session; the index of path_pkts and path_bytes
+ * is the path id (Prometheus: a path label, as for per-path scheduler statistics). */
 #define MPT_CTL_RULE_KEYS(X, P, W) \
 	X(P ".name", INFO, W ": name") \
 	X(P ".scheduler", INFO, W ": its scheduler") \
@@ -202,8 +203,8 @@ enum mpt_ctl_kind {
 	X(P ".copies", COUNTER, W ": extra copies its scheduler sent (redundant picks)") \
 	X(P ".instances", COUNTER, W ": scheduler instances made (one per session that used it)") \
 	X(P ".queue_pkts", GAUGE, W ": packets waiting in its queues") \
-	X(P ".path.#.tx_pkts", COUNTER, W ": packets sent on the path") \
-	X(P ".path.#.tx_bytes", COUNTER, W ": bytes sent on the path")
+	X(P ".path_pkts.#", COUNTER, W ": packets sent on the path (id #)") \
+	X(P ".path_bytes.#", COUNTER, W ": bytes sent on the path (id #)")
 
 struct mpt_ctl_key {
 	const char *pattern;

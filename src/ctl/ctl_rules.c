@@ -55,9 +55,9 @@ static void dump_stats(struct mpt_ctl_out *out, const char *pre, const char *nam
 	for (unsigned p = 0; p < MPT_MAX_PATHS; p++) {
 		if (!st->path_pkts[p])
 			continue;
-		mpt_ctl_outf(out, "%s.path.%u.tx_pkts=%llu", pre, p,
+		mpt_ctl_outf(out, "%s.path_pkts.%u=%llu", pre, p,
 			     (unsigned long long)st->path_pkts[p]);
-		mpt_ctl_outf(out, "%s.path.%u.tx_bytes=%llu", pre, p,
+		mpt_ctl_outf(out, "%s.path_bytes.%u=%llu", pre, p,
 			     (unsigned long long)st->path_bytes[p]);
 	}
 }

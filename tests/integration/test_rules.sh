@@ -78,7 +78,7 @@ check "rule add (UE) during the flow" UE rule add bulk Protocol=udp DestinationP
 	Scheduler=rr
 sleep 1.5
 check "the rule counts the flow's packets" gt "$(sv UE rule.0.pkts)" 100
-check "the rule's packets go on p2 too (rr)" gt "$(sv UE rule.0.path.1.tx_pkts)" 10
+check "the rule's packets go on p2 too (rr)" gt "$(sv UE rule.0.path_pkts.1)" 10
 check "p2 picks rose after the rule" gt "$(sv UE session.0.path.1.picks)" "$((before + 10))"
 wait $IPERF
 check "uplink: no datagram lost across the rule change" no_loss "$TMP/up.json"
@@ -95,7 +95,7 @@ sleep 1.5
 check "anchor: the rule counts the downlink (addresses swapped)" \
 	gt "$(sv AN rule.0.pkts)" 100
 check "anchor: its packets go on the UE's second path too" \
-	gt "$(sv AN rule.0.path.1.tx_pkts)" 10
+	gt "$(sv AN rule.0.path_pkts.1)" 10
 wait $IPERF
 check "downlink: no datagram lost across the rule change" no_loss "$TMP/down.json"
 

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "ctl_fmt.h"
+#include "ctl_kv.h"
 #include "ctl_rules.h"
 #include "daemon.h"
 #include "pktmeta.h"
@@ -732,11 +734,36 @@ static void test_ctl_rule(void **state)
 	mpt_ctl_rules_dump(&out, h.d);
 	assert_non_null(strstr(out.buf, "rule.0.name=voip\n"));
 	assert_non_null(strstr(out.buf, "rule_default.pkts=0\n"));
-	assert_non_null(mpt_ctl_key_find("rule.0.path.1.tx_bytes"));
+	assert_non_null(mpt_ctl_key_find("rule.0.path_bytes.1"));
 	assert_non_null(mpt_ctl_key_find("pushed_rule.3.drop_pkts"));
 	assert_non_null(mpt_ctl_key_find("rule_default.queue_pkts"));
 	mpt_ctl_out_free(&out);
 	h_free(&h);
+}
+
+/* The rules' statistics in Prometheus: a rule label, per-path counters with a path
+ * label, the name and scheduler as an info metric. */
+static void test_prometheus(void **state)
+{
+	struct ctl_kvl kv = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(ctl_kvl_add(&kv, "rule.0.name", "voip"), 0);
+	assert_int_equal(ctl_kvl_add(&kv, "rule.0.scheduler", "minrtt"), 0);
+	assert_int_equal(ctl_kvl_add(&kv, "rule.0.pkts", "5"), 0);
+	assert_int_equal(ctl_kvl_add(&kv, "rule.0.path_pkts.1", "3"), 0);
+	assert_int_equal(ctl_kvl_add(&kv, "rule_default.pkts", "7"), 0);
+	assert_int_equal(ctl_backend_prom.dump(f, &kv), 0);
+	fclose(f);
+	if (!strstr(buf, "mptund_rule_pkts_total{rule=\"0\"} 5\n") ||
+	    !strstr(buf, "mptund_rule_path_pkts_total{rule=\"0\",path=\"1\"} 3\n") ||
+	    !strstr(buf, "mptund_rule_default_pkts_total 7\n") ||
+	    !strstr(buf, "name=\"voip\"") || !strstr(buf, "# TYPE mptund_rule_pkts_total counter"))
+		fail_msg("Prometheus output:\n%s", buf);
+	free(buf);
+	ctl_kvl_free(&kv);
 }
 
 int main(void)
@@ -756,6 +783,7 @@ int main(void)
 		cmocka_unit_test(test_parse_set),
 		cmocka_unit_test(test_push_ue),
 		cmocka_unit_test(test_push_anchor),
+		cmocka_unit_test(test_prometheus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
