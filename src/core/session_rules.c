@@ -55,6 +55,7 @@ void mpt_rules_session_free(struct mpt_session *s)
 	mpt_pktq_purge(&rl->dq, &s->d->pool);
 	mpt_ruleset_free(&rl->pushed);
 	free(rl->push.asm_buf);
+	free(rl->cache);
 	free(rl);
 	s->rules = NULL;
 }
@@ -129,18 +130,22 @@ unsigned mpt_rules_classify(struct mpt_session *s, const struct mpt_pkt_info *in
 
 	rules_sync(s, rl);
 	flow_key(info, &k);
-	e = &rl->cache[(info->meta.flow_hash ^ (uint32_t)k.dscp * 0x9e3779b1u) &
-		       (MPT_FLOW_CACHE - 1)];
-	if (e->epoch == rl->epoch && memcmp(&e->key, &k, sizeof(k)) == 0)
+	if (!rl->cache)		/* the session's first packet (out of memory: no cache) */
+		rl->cache = calloc(MPT_FLOW_CACHE, sizeof(*rl->cache));
+	e = rl->cache ? &rl->cache[(info->meta.flow_hash ^ (uint32_t)k.dscp * 0x9e3779b1u) &
+				   (MPT_FLOW_CACHE - 1)] : NULL;
+	if (e && e->epoch == rl->epoch && memcmp(&e->key, &k, sizeof(k)) == 0)
 		return e->slot;
 	for (unsigned i = 0; i < rl->nslots; i++)
 		if (mpt_rule_match(&rl->slot[i]->rule, &k, reversed)) {
 			slot = i;
 			break;
 		}
-	e->key = k;
-	e->epoch = rl->epoch;
-	e->slot = (uint8_t)slot;
+	if (e) {
+		e->key = k;
+		e->epoch = rl->epoch;
+		e->slot = (uint8_t)slot;
+	}
 	return slot;
 }
 

@@ -68,7 +68,7 @@ struct mpt_srules {
 	struct mpt_pktq dq;			/* the default rule's queue */
 	struct mpt_ruleset pushed;		/* UE: the anchor's rules */
 	struct mpt_rules_push push;
-	struct mpt_flow_ent cache[MPT_FLOW_CACHE];
+	struct mpt_flow_ent *cache;		/* MPT_FLOW_CACHE, with the first packet */
 };
 
 /* Does the session steer by rules (own or pushed), or have rule queues to drain? */
