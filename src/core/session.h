@@ -31,6 +31,17 @@
 
 struct mpt_daemon;
 struct mpt_srules;
+struct mpt_session;
+
+/* Upward news from a session to its owner, the daemon (which sets them: struct
+ * mpt_daemon's session_ops): a session never calls into the files above it
+ * (src/README.md). Both required. */
+struct mpt_session_ops {
+	/* UE: a handshake initiation is due (first, retry, rekey, a fresh start) */
+	void (*handshake_due)(struct mpt_session *s, uint64_t now);
+	/* path p went up or down */
+	void (*path_state)(struct mpt_session *s, struct mpt_path *p);
+};
 
 struct mpt_keyslot {
 	bool valid;
@@ -173,7 +184,7 @@ void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_
 void mpt_session_arm(struct mpt_session *s, uint64_t now);
 void mpt_session_on_timer(struct mpt_session *s, uint64_t now);
 
-/* Internal to session_*.c */
+/* Internal to session_*.c (each file's functions: src/README.md). */
 void mpt_session_send_probe(struct mpt_session *s, struct mpt_path *p, uint64_t now,
 			    bool pto);
 void mpt_session_send_control(struct mpt_session *s, struct mpt_path *p,
@@ -187,7 +198,7 @@ void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
 void mpt_session_set_alive(struct mpt_session *s, struct mpt_path *p, bool alive,
 			   uint64_t now);
 
-/* Loss recovery and dead paths (session_repair.c). */
+/* Loss recovery and dead paths (session_repair.c; check_dead: session_timer.c). */
 uint64_t mpt_session_hold_ns(const struct mpt_session *s);
 void mpt_session_collect_lost(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 void mpt_session_repair(struct mpt_session *s, struct mpt_path_view *views,
@@ -201,8 +212,9 @@ size_t mpt_session_ackf_append(struct mpt_session *s, struct mpt_path *p, uint8_
 			       size_t room, uint64_t now);
 void mpt_session_on_ackf(struct mpt_session *s, const struct mpt_ack_frequency *a);
 
-/* PATH_STATUS (session_status.c): the UE's paths in or out of use, told to the
- * anchor; append the frames due into a PROBE; apply the UE's on the anchor. */
+/* PATH_STATUS (session_status.c; pstat_append: session_tx.c): the UE's paths in or
+ * out of use, told to the anchor; append the frames due into a PROBE; apply the UE's
+ * on the anchor. */
 size_t mpt_session_pstat_append(struct mpt_session *s, uint8_t *pos, size_t room);
 void mpt_session_status_changed(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 void mpt_session_on_pstat(struct mpt_session *s, const struct mpt_path_status *ps,
@@ -214,10 +226,10 @@ int mpt_session_send_frames(struct mpt_session *s, struct mpt_path *p,
 			    const uint8_t *frames, size_t len, uint64_t now);
 
 /* Hand a packet the scheduler picked mask for to those paths' queues (a copy for each
- * path but the last). */
+ * path but the last; session_view.c). */
 void mpt_session_dispatch(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t mask);
 
-/* Path MTU (session_pmtu.c). */
+/* Path MTU (session_pmtu.c; pmtu_timer: session_timer.c). */
 #define MPT_PICK_DROPPED	0x80000000u	/* the head packet fit no path: dropped */
 void mpt_session_pmtu_timer(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 int mpt_session_send_mtu_probe(struct mpt_session *s, struct mpt_path *p, uint16_t size,

@@ -187,7 +187,7 @@ static struct mpt_rinst *instance(struct mpt_session *s, struct mpt_srules *rl,
 	return in;
 }
 
-void mpt_rules_enqueue(struct mpt_session *s, struct mpt_pkt *p,
+bool mpt_rules_enqueue(struct mpt_session *s, struct mpt_pkt *p,
 		       const struct mpt_pkt_info *info, uint64_t now)
 {
 	struct mpt_srules *rl = mpt_rules_get(s);
@@ -196,10 +196,8 @@ void mpt_rules_enqueue(struct mpt_session *s, struct mpt_pkt *p,
 	struct mpt_rinst *in = NULL;
 	unsigned slot;
 
-	if (!rl || !s->cur.valid) {
-		mpt_session_enqueue(s, p, now);	/* counts the no-key drop */
-		return;
-	}
+	if (!rl || !s->cur.valid)
+		return false;	/* the caller's mpt_session_enqueue counts the no-key drop */
 	slot = mpt_rules_classify(s, info);
 	if (slot != MPT_RULE_DEFAULT)
 		in = instance(s, rl, slot, now);
@@ -212,7 +210,7 @@ void mpt_rules_enqueue(struct mpt_session *s, struct mpt_pkt *p,
 			log_debug("%s: rule %s: queue full (%u packets): tail drop", s->name,
 				  in ? rl->slot[slot]->rule.name : "default", q->pkts);
 		mpt_pkt_put(&s->d->pool, p);
-		return;
+		return true;
 	}
 	p->enq_ns = now;
 	st->pkts++;
@@ -222,6 +220,7 @@ void mpt_rules_enqueue(struct mpt_session *s, struct mpt_pkt *p,
 	mpt_pktq_push(q, p);
 	rl->queued++;
 	mpt_daemon_mark(s->d, s);
+	return true;
 }
 
 /* Queue i of a round: 0 the default rule, k the instance of slot k - 1. */

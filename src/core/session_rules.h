@@ -89,8 +89,10 @@ void mpt_rules_session_free(struct mpt_session *s);
 
 /* Rule slot of the packet (MPT_RULE_DEFAULT: no rule matched). */
 unsigned mpt_rules_classify(struct mpt_session *s, const struct mpt_pkt_info *info);
-/* A packet from the TUN, classified, into its rule's queue (or a counted drop). */
-void mpt_rules_enqueue(struct mpt_session *s, struct mpt_pkt *p,
+/* A packet from the TUN, classified, into its rule's queue (or a counted drop): true.
+ * False, the packet untouched, when the session has no keys (or no memory for rule
+ * state): the caller hands it to mpt_session_enqueue, which counts the drop. */
+bool mpt_rules_enqueue(struct mpt_session *s, struct mpt_pkt *p,
 		       const struct mpt_pkt_info *info, uint64_t now);
 /* Serve the rule queues in turn (after s->squeue); ctx as schedule() built it. */
 void mpt_rules_schedule(struct mpt_session *s, struct mpt_sched_ctx *ctx, uint32_t usable,

@@ -150,7 +150,8 @@ static void send_udp(struct harness *h, struct mpt_session *s, const char *dst,
 	if (info_out)
 		*info_out = info;
 	assert_true(mpt_rules_active(s, &h->d->rules));
-	mpt_rules_enqueue(s, p, &info, 1000);
+	if (!mpt_rules_enqueue(s, p, &info, 1000))
+		mpt_session_enqueue(s, p, 1000);
 }
 
 /* Views of n paths with room; cost i. */
@@ -394,7 +395,8 @@ static void test_lazy_instances(void **state)
 					100);
 		assert_int_equal(mpt_pktmeta_parse(&h.key, p->data, p->len, &info, &why), 0);
 		p->meta = info.meta;
-		mpt_rules_enqueue(s, p, &info, 1000);
+		if (!mpt_rules_enqueue(s, p, &info, 1000))
+		mpt_session_enqueue(s, p, 1000);
 		assert_non_null(s->rules);
 		for (unsigned i = 0; i < s->rules->nslots; i++)
 			if (i == 5)
