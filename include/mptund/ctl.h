@@ -30,6 +30,12 @@
  *	W set [session=S] [sched=NAME] [sched.P=V ...] [cc.P=V ...]
  *	W path path=NAME [session=S] [admin=up|down] [cost=N] [weight=N]
  *	W reload			re-read the configuration file
+ *	R rule_list			the steering rules in match order:
+ *					rule.N.{name,spec}, pushed_rule.N.{name,spec}
+ *	W rule op=add [pos=N] r.KEY=V ...	insert a rule (KEY: a [Rule] key of
+ *					mptund.conf(5) in lower case, or a tunable)
+ *	W rule op=del name=NAME		delete a rule
+ *	W rule op=move name=NAME pos=N	move a rule to position N (0 = first)
  *
  * Key vocabulary (the `stats` reply). Keys name the object, then the field; units are
  * in the name (_us, _ms, _bytes, _pkts, _bytes_per_s). S is the session index, P the
@@ -185,7 +191,27 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.send_errors", COUNTER, "sends the kernel refused") \
 	X("session.#.path.#.rebinds", COUNTER, "endpoint moves to a new source address") \
 	X("session.#.path.#.rebinds_refused", COUNTER, "new source addresses not followed") \
-	X("session.#.path.#.gso_sends", COUNTER, "runs of datagrams sent as one UDP GSO send")
+	X("session.#.path.#.gso_sends", COUNTER, "runs of datagrams sent as one UDP GSO send") \
+	MPT_CTL_RULE_KEYS(X, "rule.#", "steering rule") \
+	MPT_CTL_RULE_KEYS(X, "pushed_rule.#", "rule pushed by the anchor") \
+	MPT_CTL_RULE_KEYS(X, "rule_default", "default rule ([Scheduler])")
+
+/* The statistics of one steering rule, under prefix P (rule.N: the daemon's own rules
+ * in match order; pushed_rule.N: the anchor's, on the UE; rule_default: packets no
+ * rule matched). Counted over every session; the index of path_pkts and path_bytes
+ * is the path id (Prometheus: a path label, as for per-path scheduler statistics). */
+#define MPT_CTL_RULE_KEYS(X, P, W) \
+	X(P ".name", INFO, W ": name") \
+	X(P ".scheduler", INFO, W ": its scheduler") \
+	X(P ".pkts", COUNTER, W ": packets it matched") \
+	X(P ".bytes", COUNTER, W ": bytes it matched") \
+	X(P ".drop_pkts", COUNTER, W ": packets dropped, its queue full") \
+	X(P ".holds", COUNTER, W ": scheduler calls that held its packet") \
+	X(P ".copies", COUNTER, W ": extra copies its scheduler sent (redundant picks)") \
+	X(P ".instances", COUNTER, W ": scheduler instances made (one per session that used it)") \
+	X(P ".queue_pkts", GAUGE, W ": packets waiting in its queues") \
+	X(P ".path_pkts.#", COUNTER, W ": packets sent on the path (id #)") \
+	X(P ".path_bytes.#", COUNTER, W ": bytes sent on the path (id #)")
 
 struct mpt_ctl_key {
 	const char *pattern;

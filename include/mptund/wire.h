@@ -96,6 +96,7 @@ enum mpt_frame_type {
 	MPT_FRAME_PROBE_ACK	= 4,	/* echoes probe id and timestamp */
 	MPT_FRAME_ACK_FREQUENCY	= 5,	/* how often the peer should ACK a path */
 	MPT_FRAME_PATH_STATUS	= 6,	/* the UE takes a path out of or into use */
+	MPT_FRAME_RULES		= 7,	/* anchor -> UE: steering rules; UE -> anchor: ack */
 };
 #define MPT_FRAME_HDR_LEN	3
 #define MPT_FRAME_MAX_BODY	65535
@@ -144,6 +145,27 @@ enum mpt_frame_type {
 #define MPT_PSTAT_OFF_STATUS	5	/* u8 0 = out of use, 1 = in use */
 #define MPT_PSTAT_LEN		6
 
+/* RULES body: 6 bytes + text. The anchor's steering rules for the UE (ATSSS rules),
+ * as text: one rule a line, each the Key=value tokens of a [Rule] (mptund.conf(5)),
+ * split into count fragments of at most MPT_RULES_FRAG_MAX bytes sent in packets of
+ * their own. seq names the rule set: a new one replaces the set being reassembled and,
+ * once whole and valid, the UE's pushed rules. count 0 (no text): the UE's
+ * acknowledgment that it holds the set seq (or refused it: it will not change). */
+#define MPT_RULES_OFF_SEQ	0	/* u32 rule set number, never 0 */
+#define MPT_RULES_OFF_INDEX	4	/* u8 fragment index, < count */
+#define MPT_RULES_OFF_COUNT	5	/* u8 fragments in the set, 0..MPT_RULES_FRAGS */
+#define MPT_RULES_OFF_TEXT	6
+#define MPT_RULES_HDR_LEN	6
+#define MPT_RULES_FRAGS		16
+#define MPT_RULES_FRAG_MAX	1024
+
+struct mpt_rules_frag {
+	uint32_t seq;
+	uint8_t index, count;		/* count 0: an acknowledgment of seq */
+	const uint8_t *text;		/* into the packet; len bytes */
+	uint16_t len;
+};
+
 struct mpt_path_status {
 	uint8_t path_id;
 	uint32_t seq;
@@ -190,6 +212,7 @@ enum mpt_wire_reason {
 	MPT_WIRE_PROBE_ACK_LENGTH,
 	MPT_WIRE_ACKF_BAD,		/* ACK_FREQUENCY of a bad length, path or value */
 	MPT_WIRE_PSTAT_BAD,		/* PATH_STATUS of a bad length, path or value */
+	MPT_WIRE_RULES_BAD,		/* RULES: seq 0, index past count, too long */
 	/* Reasons found by the crypto layers, listed here so there is one table. */
 	MPT_WIRE_DECRYPT,		/* AEAD tag check failed */
 	MPT_WIRE_REPLAY,		/* packet number seen or too old */
@@ -252,6 +275,7 @@ struct mpt_frame {
 		} probe_ack;
 		struct mpt_ack_frequency ackf;
 		struct mpt_path_status pstat;
+		struct mpt_rules_frag rules;
 	} u;
 };
 
@@ -282,6 +306,7 @@ int mpt_frame_probe_encode(uint8_t *buf, size_t cap, const struct mpt_probe *p);
 int mpt_frame_probe_ack_encode(uint8_t *buf, size_t cap, uint32_t id, uint64_t timestamp);
 int mpt_frame_ackf_encode(uint8_t *buf, size_t cap, const struct mpt_ack_frequency *a);
 int mpt_frame_pstat_encode(uint8_t *buf, size_t cap, const struct mpt_path_status *ps);
+int mpt_frame_rules_encode(uint8_t *buf, size_t cap, const struct mpt_rules_frag *r);
 /* A padding frame of exactly total bytes (>= MPT_FRAME_HDR_LEN), zero body. */
 int mpt_frame_padding_encode(uint8_t *buf, size_t cap, size_t total);
 

@@ -22,6 +22,7 @@
 
 #include "config_int.h"
 #include "log.h"
+#include "rule.h"
 
 /* A tunable of the section's module; validated when the section closes. */
 static int add_override(struct cfg_parser *ps, const char *key, const char *value)
@@ -108,6 +109,8 @@ static void *section_base(struct cfg_parser *ps)
 		return &cfg->paths[cfg->npaths - 1];
 	if (ps->sec == SEC_PEER)
 		return &cfg->peers[cfg->npeers - 1];
+	if (ps->sec == SEC_RULE)
+		return &cfg->rules[cfg->nrules - 1];
 	return cfg;
 }
 
@@ -119,6 +122,46 @@ static int seen_key(struct cfg_parser *ps, const char *name)
 		if (strcmp(d->keys[i].name, name) == 0)
 			return ps->seen[i];
 	return 0;
+}
+
+/* A [Rule] is complete (rule.h); its name is unique. */
+static int close_rule(struct cfg_parser *ps)
+{
+	struct mpt_config *cfg = ps->cfg;
+	struct mpt_rule *r = section_base(ps);
+	char msg[256];
+	int line;
+
+	if (mpt_rule_check(r, &line, msg, sizeof(msg)) < 0)
+		return line ? cfg_failat(ps, line, NULL, "%s", msg)
+			    : cfg_failat(ps, ps->sec_line, NULL, "[Rule]: %s", msg);
+	for (unsigned i = 0; i + 1 < cfg->nrules; i++)
+		if (strcmp(cfg->rules[i].name, r->name) == 0)
+			return cfg_failat(ps, ps->sec_line, "Name", "'%s': a rule of that name "
+					  "is on line %d", r->name, cfg->rules[i].line);
+	return 0;
+}
+
+/* Open a repeated section of elements of size sz in *arr (grown by doubling). */
+static void *grow(struct cfg_parser *ps, void **arr, unsigned *n, unsigned *cap, size_t sz,
+		  unsigned max, const char *what)
+{
+	if (*n >= max) {
+		cfg_fail(ps, NULL, "[%s]: too many (max %u)", what, max);
+		return NULL;
+	}
+	if (*n == *cap) {
+		unsigned nc = *cap ? 2 * *cap : 4;
+		void *np = realloc(*arr, nc * sz);
+
+		if (!np) {
+			cfg_fail(ps, NULL, "[%s]: out of memory", what);
+			return NULL;
+		}
+		*arr = np;
+		*cap = nc;
+	}
+	return (char *)*arr + (*n)++ * sz;
 }
 
 static int close_section(struct cfg_parser *ps)
@@ -150,6 +193,8 @@ static int close_section(struct cfg_parser *ps)
 			snprintf(p->name, sizeof(p->name), "peer%u", cfg->npeers - 1);
 		break;
 	}
+	case SEC_RULE:
+		return close_rule(ps);
 	default:
 		break;
 	}
@@ -166,7 +211,7 @@ static int open_section(struct cfg_parser *ps, const char *name)
 			break;
 	if (s == SEC_MAX)
 		return cfg_fail(ps, NULL, "[%s]: unknown section (Interface, Scheduler, "
-			    "Congestion, Path, Peer)", name);
+			    "Congestion, Path, Peer, Rule)", name);
 	if (close_section(ps) < 0)
 		return -EINVAL;
 	ps->sec = s;
@@ -191,6 +236,14 @@ static int open_section(struct cfg_parser *ps, const char *name)
 		}
 		memset(&cfg->peers[cfg->npeers], 0, sizeof(cfg->peers[0]));
 		cfg->peers[cfg->npeers++].line = ps->line;
+	} else if (s == SEC_RULE) {
+		struct mpt_rule *r = grow(ps, (void **)&cfg->rules, &cfg->nrules,
+					  &ps->rule_cap, sizeof(*r), MPT_MAX_RULES, "Rule");
+
+		if (!r)
+			return -EINVAL;
+		mpt_rule_init(r);
+		r->line = ps->line;
 	} else if (ps->sec_first[s]) {
 		return cfg_fail(ps, NULL, "[%s]: duplicate section (first on line %d)",
 			    mpt_cfg_sections[s].name, ps->sec_first[s]);
@@ -206,6 +259,18 @@ static int key_line(struct cfg_parser *ps, char *key, char *value)
 
 	if (ps->sec == SEC_NONE)
 		return cfg_fail(ps, key, "key outside of a section");
+	if (ps->sec == SEC_RULE) {
+		char msg[256];
+
+		struct mpt_rule *r = section_base(ps);
+		unsigned np = r->nparams;
+
+		if (mpt_rule_set(r, key, value, msg, sizeof(msg)) < 0)
+			return cfg_fail(ps, NULL, "%s", msg);
+		if (r->nparams > np)
+			r->params[np].line = ps->line;	/* a tunable: checked at the end */
+		return 0;
+	}
 	for (size_t i = 0; i < d->nkeys; i++) {
 		const struct cfg_key *k = &d->keys[i];
 		bool list = k->type == T_PREFIXES || k->type == T_ROUTES;
@@ -335,6 +400,29 @@ static int iface_key_line(const struct cfg_parser *ps, const char *name)
 	return 0;
 }
 
+/* A rule's Peer= names a [Peer] of the anchor; the UE takes no Peer=. */
+static int check_rule_peers(struct cfg_parser *ps)
+{
+	const struct mpt_config *cfg = ps->cfg;
+
+	for (unsigned i = 0; i < cfg->nrules; i++) {
+		const struct mpt_rule *r = &cfg->rules[i];
+		bool found = false;
+
+		if (!r->peer[0])
+			continue;
+		if (cfg->role == MPT_ROLE_UE)
+			return cfg_failat(ps, r->line, "Peer", "'%s': only the anchor's rules "
+					  "name a peer", r->peer);
+		for (unsigned k = 0; k < cfg->npeers && !found; k++)
+			found = strcmp(cfg->peers[k].name, r->peer) == 0;
+		if (!found)
+			return cfg_failat(ps, r->line, "Peer", "'%s' is not the Name of a "
+					  "[Peer]", r->peer);
+	}
+	return 0;
+}
+
 int mpt_config_parse(struct mpt_config *cfg, const char *file, const char *text,
 		     size_t len, char *err, size_t errlen)
 {
@@ -377,6 +465,8 @@ int mpt_config_parse(struct mpt_config *cfg, const char *file, const char *text,
 	};
 	if (cfg_finish(cfg, &lines, err, errlen) < 0)
 		goto fail;
+	if (check_rule_peers(&ps) < 0)
+		goto fail;
 	return 0;
 fail:
 	mpt_config_free(cfg);
@@ -388,6 +478,9 @@ void mpt_config_free(struct mpt_config *cfg)
 	free(cfg->peers);
 	cfg->peers = NULL;
 	cfg->npeers = 0;
+	free(cfg->rules);
+	cfg->rules = NULL;
+	cfg->nrules = 0;
 }
 
 int mpt_config_load(struct mpt_config *cfg, const char *path, char *err, size_t errlen)

@@ -16,6 +16,9 @@
  *                 announce under that name)
  *   [Peer]        UE: exactly one, the anchor. Anchor: one per authorized UE.
  *                 PublicKey, AllowedIPs (anchor: the UE's tunnel prefixes), Name
+ *   [Rule]        (any number, first match wins; rule.h) Name, Peer, Destination,
+ *                 Source, Protocol, DestinationPort, SourcePort, DSCP, Scheduler, then
+ *                 any tunable of that scheduler by its name
  */
 #ifndef MPTUND_CONFIG_H
 #define MPTUND_CONFIG_H
@@ -36,6 +39,8 @@
 #define MPT_MAX_ALLOWED		16
 #define MPT_MAX_OVERRIDES	32
 #define MPT_PATH_LEN		108	/* sun_path */
+
+struct mpt_rule;
 
 enum mpt_role { MPT_ROLE_UE, MPT_ROLE_ANCHOR };
 
@@ -139,6 +144,8 @@ struct mpt_config {
 	unsigned npaths;
 	struct mpt_peer_config *peers;	/* malloc'ed */
 	unsigned npeers;
+	struct mpt_rule *rules;		/* malloc'ed; [Rule] sections in order (rule.h) */
+	unsigned nrules;
 };
 
 /*

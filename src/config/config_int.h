@@ -34,6 +34,7 @@ enum cfg_section {
 	SEC_CONGESTION,
 	SEC_PATH,
 	SEC_PEER,
+	SEC_RULE,	/* keys parsed by rule.c */
 	SEC_MAX,
 };
 
@@ -97,6 +98,7 @@ struct cfg_parser {
 	int iface_seen[32];		/* the same, kept for [Interface] */
 	int sec_first[SEC_MAX];		/* where a single section was opened */
 	unsigned peer_cap;
+	unsigned rule_cap;
 };
 
 /* "FILE:LINE: key: message" into ps->err (no line when line is 0, no key when NULL). */

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "config_int.h"
+#include "rule.h"
 
 #define KEY(n, t, s, f, ...) { .name = n, .type = t, .off = offsetof(s, f), __VA_ARGS__ }
 #define IF(n, t, f, ...) KEY(n, t, struct mpt_config, f, __VA_ARGS__)
@@ -89,10 +90,13 @@ const struct cfg_section_desc mpt_cfg_sections[SEC_MAX] = {
 	[SEC_CONGESTION] = SECTION("Congestion", congestion_keys, true),
 	[SEC_PATH] = SECTION("Path", path_keys, false),
 	[SEC_PEER] = SECTION("Peer", peer_keys, false),
+	[SEC_RULE] = { .name = "Rule", .overrides = true },	/* keys: rule.c */
 };
 
 const char *mpt_config_key_name(const char *section, size_t i)
 {
+	if (strcasecmp(section, "Rule") == 0)
+		return mpt_rule_key_name(i);
 	for (int s = SEC_INTERFACE; s < SEC_MAX; s++)
 		if (strcasecmp(mpt_cfg_sections[s].name, section) == 0)
 			return i < mpt_cfg_sections[s].nkeys ?

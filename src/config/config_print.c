@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "config_int.h"
+#include "rule.h"
 #include "keys.h"
 #include "log.h"
 
@@ -160,6 +161,24 @@ static void print_tunables(const struct mpt_param *tab, size_t n,
 	}
 }
 
+/* A [Rule]: its normalised spec, one key per line (rule.h). */
+static void print_rule(const struct mpt_rule *r, FILE *out)
+{
+	char spec[MPT_RULE_SPEC_MAX];
+
+	fprintf(out, "\n[Rule]\n");
+	if (mpt_rule_format(r, spec, sizeof(spec)) < 0)
+		return;
+	for (char *save, *tok = strtok_r(spec, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (eq) {
+			*eq = '\0';
+			fprintf(out, "%s = %s\n", tok, eq + 1);
+		}
+	}
+}
+
 void mpt_config_print(const struct mpt_config *cfg, FILE *out)
 {
 	const struct mpt_sched_ops *sops = mpt_sched_find(cfg->sched);
@@ -185,6 +204,8 @@ void mpt_config_print(const struct mpt_config *cfg, FILE *out)
 		print_section(SEC_PATH, &cfg->paths[i], out);
 	for (unsigned i = 0; i < cfg->npeers; i++)
 		print_section(SEC_PEER, &cfg->peers[i], out);
+	for (unsigned i = 0; i < cfg->nrules; i++)
+		print_rule(&cfg->rules[i], out);
 }
 
 static int apply(const struct mpt_config *cfg, const struct mpt_param *tab, size_t n,

@@ -331,6 +331,13 @@ static int init_identity(struct mpt_daemon *d, char *err, size_t errlen)
 	else
 		mpt_rng_seed_bytes(&d->rng, seed + 16);
 	explicit_bzero(seed, sizeof(seed));
+	mpt_ruleset_init(&d->rules, 0);
+	d->rules.gen = (uint32_t)mpt_rng_u64(&d->rng) | 1;	/* RULES set numbers */
+	ret = mpt_ruleset_replace(&d->rules, cfg->rules, cfg->nrules);
+	if (ret < 0) {
+		snprintf(err, errlen, "[Rule]: %s", strerror(-ret));
+		return ret;
+	}
 	ret = mpt_noise_local_init(&d->local, cfg->private_key);
 	if (ret < 0) {
 		snprintf(err, errlen, "PrivateKey: not a usable X25519 key");
@@ -468,6 +475,7 @@ fail_pool:
 	d->txb.buf = d->rx.buf = d->rx.ctl = NULL;
 	mpt_pkt_pool_free(&d->pool);
 fail_cfg:
+	mpt_ruleset_free(&d->rules);
 	mpt_hs_guard_free(&d->hs_guard);
 	mpt_noise_local_free(&d->local);
 	mpt_config_free(cfg);
@@ -491,6 +499,7 @@ void mpt_daemon_stop(struct mpt_daemon *d)
 	free(d->rx.ctl);
 	d->txb.buf = d->rx.buf = d->rx.ctl = NULL;
 	mpt_pkt_pool_free(&d->pool);
+	mpt_ruleset_free(&d->rules);
 	mpt_config_free(&d->cfg);
 	mpt_noise_local_free(&d->local);
 	explicit_bzero(&d->local, sizeof(d->local));

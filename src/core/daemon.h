@@ -16,6 +16,7 @@
 #include "noise.h"
 #include "pkt.h"
 #include "hsguard.h"
+#include "ruleset.h"
 #include "session.h"
 #include "siphash.h"
 #include "tun.h"
@@ -81,6 +82,7 @@ struct mpt_daemon {
 	struct mpt_ctl_server *ctl;
 	void *ctl_scratch;			/* a scheduler blob for checking "set" */
 
+	struct mpt_ruleset rules;		/* steering rules: [Rule], mptund-ctl rule */
 	struct mpt_session *sessions;		/* UE: one; anchor: one per [Peer] */
 	unsigned nsessions;
 	struct mpt_session *dirty;		/* to flush after the current batch */

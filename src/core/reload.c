@@ -154,6 +154,25 @@ static int reload_session(struct mpt_daemon *d, struct mpt_session *s,
 	return 0;
 }
 
+/* The file's rules replace the running ones (mptund-ctl rule changes included)
+ * when they differ; unchanged rules keep their instances and counters. */
+static void reload_rules(struct mpt_daemon *d)
+{
+	struct mpt_ruleset *set = &d->rules;
+	bool same = set->n == d->cfg.nrules;
+	int ret;
+
+	for (unsigned i = 0; same && i < set->n; i++)
+		same = mpt_rule_equal(&set->r[i].rule, &d->cfg.rules[i]);
+	if (same)
+		return;
+	ret = mpt_ruleset_replace(set, d->cfg.rules, d->cfg.nrules);
+	if (ret < 0)
+		log_warnx("reload: rules kept as they were: %s", strerror(-ret));
+	else
+		log_info("reload: %u steering rule(s)", set->n);
+}
+
 int mpt_daemon_reload(struct mpt_daemon *d, char *err, size_t errlen)
 {
 	struct mpt_config nc, old;
@@ -176,6 +195,7 @@ int mpt_daemon_reload(struct mpt_daemon *d, char *err, size_t errlen)
 	old = d->cfg;
 	d->cfg = nc;
 	log_set_level(d->cfg.log_level);
+	reload_rules(d);
 	for (unsigned i = 0; i < d->nsessions; i++) {
 		ret = reload_session(d, &d->sessions[i], &old, err, errlen);
 		if (ret < 0)

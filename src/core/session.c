@@ -13,6 +13,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "session.h"
+#include "session_rules.h"
 #include "sys.h"
 
 static void session_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -136,6 +137,7 @@ void mpt_session_free(struct mpt_session *s)
 	ev_timer_stop(d->loop, &s->timer);
 	mpt_pktq_purge(&s->squeue, &d->pool);
 	mpt_pktq_purge(&s->rtxq, &d->pool);
+	mpt_rules_session_free(s);
 	for (unsigned i = 0; i < MPT_MAX_PATHS; i++)
 		if (s->paths[i].rec.ring)
 			mpt_path_free(&s->paths[i], &d->pool);
@@ -187,6 +189,7 @@ void mpt_session_restart(struct mpt_session *s, uint64_t now)
 			mpt_path_restart(&s->paths[i], &d->pool, now);
 	mpt_pktq_purge(&s->rtxq, &d->pool);
 	mpt_reorder_flush(&s->reorder);
+	mpt_rules_push_restart(s);
 	keyslot_clear(&s->cur);
 	keyslot_clear(&s->prev);
 	keyslot_clear(&s->next);

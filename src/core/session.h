@@ -30,6 +30,7 @@
 #include "standing.h"
 
 struct mpt_daemon;
+struct mpt_srules;
 struct mpt_session;
 
 /* Upward news from a session to its owner, the daemon (which sets them: struct
@@ -107,6 +108,7 @@ struct mpt_session {
 	struct mpt_pktq rtxq;			/* lost packets to re-send, ahead of squeue */
 	uint64_t next_dsn;
 	struct mpt_standing standing;	/* does squeue stand (standing.h) */
+	struct mpt_srules *rules;	/* steering rules (session_rules.h); NULL: none */
 
 	unsigned npaths;		/* paths[0..npaths) are in use */
 
@@ -227,6 +229,15 @@ size_t mpt_session_pstat_append(struct mpt_session *s, uint8_t *pos, size_t room
 void mpt_session_status_changed(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 void mpt_session_on_pstat(struct mpt_session *s, const struct mpt_path_status *ps,
 			  uint64_t now);
+
+/* Frames alone in a control packet on p, not ack-eliciting; the datagram length or
+ * -errno (RULES frames, rules_push.c). */
+int mpt_session_send_frames(struct mpt_session *s, struct mpt_path *p,
+			    const uint8_t *frames, size_t len, uint64_t now);
+
+/* Hand a packet the scheduler picked mask for to those paths' queues (a copy for each
+ * path but the last; session_view.c). */
+void mpt_session_dispatch(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t mask);
 
 /* Path MTU (session_pmtu.c; pmtu_timer: session_timer.c). */
 #define MPT_PICK_DROPPED	0x80000000u	/* the head packet fit no path: dropped */

@@ -23,6 +23,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "session.h"
+#include "session_rules.h"
 
 #define MPT_DEAD_FLOOR_NS	(30 * MPT_NSEC_PER_MSEC)
 #define MPT_DEAD_STALE_NS	(500 * MPT_NSEC_PER_MSEC)	/* 1.5 x kInitialRtt */
@@ -155,6 +156,10 @@ void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
 	if (s->sched->on_loss) {
 		mpt_session_sched_ctx(s, &ctx, now);
 		s->sched->on_loss(s->sched_priv, &ctx, p->id, ev->lost_bytes);
+	}
+	if (s->rules) {
+		mpt_session_sched_ctx(s, &ctx, now);
+		mpt_rules_on_loss(s, &ctx, p->id, ev->lost_bytes);
 	}
 	mpt_session_collect_lost(s, p, now);
 }

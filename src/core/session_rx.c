@@ -13,6 +13,7 @@
 #include "log.h"
 #include "mss_clamp.h"
 #include "session.h"
+#include "session_rules.h"
 #include "sys.h"
 
 /* Another path of the session is in ProbeRTT (cc.h: paths probe one at a time). */
@@ -53,6 +54,10 @@ static void on_ack(struct mpt_session *s, const struct mpt_ack_info *ack, uint64
 		if (s->sched->on_ack) {
 			mpt_session_sched_ctx(s, &ctx, now);
 			s->sched->on_ack(s->sched_priv, &ctx, p->id, ev.acked_bytes);
+		}
+		if (s->rules) {
+			mpt_session_sched_ctx(s, &ctx, now);
+			mpt_rules_on_ack(s, &ctx, p->id, ev.acked_bytes);
 		}
 	}
 }
@@ -225,6 +230,9 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 			break;
 		case MPT_FRAME_PATH_STATUS:
 			mpt_session_on_pstat(s, &f.u.pstat, now);
+			break;
+		case MPT_FRAME_RULES:
+			mpt_rules_on_frame(s, path, &f.u.rules, now);
 			break;
 		case MPT_FRAME_PADDING:
 			break;

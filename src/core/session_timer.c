@@ -12,6 +12,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "session.h"
+#include "session_rules.h"
 
 /* RFC 8899's PROBE_TIMER, from the path's RTT: the peer answers a probe at once. */
 static uint64_t probe_timeout(const struct mpt_path *p)
@@ -106,6 +107,10 @@ void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_
 		mpt_session_sched_ctx(s, &ctx, now);
 		s->sched->on_path_change(s->sched_priv, &ctx, p->id, up);
 	}
+	if (s->rules) {
+		mpt_session_sched_ctx(s, &ctx, now);
+		mpt_rules_on_path_change(s, &ctx, p->id, up);
+	}
 	mpt_daemon_mark(s->d, s);
 }
 
@@ -127,6 +132,7 @@ void mpt_session_liveness(struct mpt_session *s, uint64_t now)
 				mpt_session_send_probe(s, p, now, false);
 		}
 	}
+	mpt_rules_push_tick(s, now);	/* anchor: the UE's rules, until it has them */
 }
 
 /* Called on an authenticated packet from path p. */

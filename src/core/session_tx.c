@@ -16,6 +16,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "session.h"
+#include "session_rules.h"
 #include "sys.h"
 
 #define CTRL_BUF	512
@@ -186,6 +187,18 @@ void mpt_session_send_control(struct mpt_session *s, struct mpt_path *p,
 		p->st.ack_tx_bytes += MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN + mpt_path_ip_udp(p);
 }
 
+int mpt_session_send_frames(struct mpt_session *s, struct mpt_path *p,
+			    const uint8_t *frames, size_t len, uint64_t now)
+{
+	uint8_t buf[MPT_WIRE_HDR_LEN + MPT_FRAME_HDR_LEN + MPT_RULES_HDR_LEN +
+		    MPT_RULES_FRAG_MAX + MPT_WIRE_TAG_LEN];
+
+	if (len > sizeof(buf) - MPT_WIRE_HDR_LEN - MPT_WIRE_TAG_LEN)
+		return -EMSGSIZE;
+	memcpy(buf + MPT_WIRE_HDR_LEN, frames, len);
+	return seal_and_send(s, p, buf, len, sizeof(buf), false, now);
+}
+
 /* A PROBE (ack-eliciting): liveness, path info for the peer, and the probe timeout. */
 void mpt_session_send_probe(struct mpt_session *s, struct mpt_path *p, uint64_t now,
 			    bool pto)
@@ -301,17 +314,16 @@ static struct mpt_pkt *take(struct mpt_session *s, const struct mpt_sched_ctx *c
 static void schedule(struct mpt_session *s, uint64_t now)
 {
 	const struct mpt_sched_ops *ops = s->sched;
-	struct mpt_daemon *d = s->d;
 	struct mpt_sched_ctx ctx;
 	uint32_t usable = 0, min_fit;
 
-	if (!s->squeue.head && !s->rtxq.head) {
+	if (!s->squeue.head && !s->rtxq.head && !mpt_rules_queued(s)) {
 		mpt_standing_update(&s->standing, now, 0);
 		return;
 	}
 	mpt_session_sched_ctx(s, &ctx, now);
 	mpt_session_repair(s, s->views, &ctx, now);	/* repairs first */
-	if (!s->squeue.head) {
+	if (!s->squeue.head && !mpt_rules_queued(s)) {
 		mpt_standing_update(&s->standing, now, 0);
 		return;
 	}
@@ -338,33 +350,16 @@ static void schedule(struct mpt_session *s, uint64_t now)
 			s->st.holds++;
 			mpt_standing_update(&s->standing, now, now - s->squeue.head->enq_ns +
 					    least_queueing(&ctx));
-			return;
+			break;
 		}
 		pkt = take(s, &ctx, mask);
 		mpt_standing_update(&s->standing, now, now - pkt->enq_ns +
 				    path_queueing(&s->views[__builtin_ctz(mask)]));
 		ctx.standing = s->standing.on;
-		while (mask) {
-			unsigned i = (unsigned)__builtin_ctz(mask);
-			struct mpt_pkt *copy = pkt;
-
-			mask &= mask - 1;
-			if (mask) {		/* redundant: every path but the last gets a copy */
-				copy = mpt_pkt_alloc(&d->pool);
-				if (!copy)
-					continue;
-				copy->len = pkt->len;
-				copy->dsn = pkt->dsn;
-				copy->meta = pkt->meta;
-				memcpy(copy->data, pkt->data, pkt->len);
-				s->st.copies++;
-			}
-			s->st.picks[i]++;
-			s->views[i].in_flight += copy->len;
-			s->views[i].queued_bytes += copy->len;
-			mpt_pktq_push(&s->paths[i].txq, copy);
-		}
+		mpt_session_dispatch(s, pkt, mask);
 	}
+	if (s->rules)		/* steering rules: their queues (session_rules.c) */
+		mpt_rules_schedule(s, &ctx, usable, min_fit, now);
 }
 
 static void flush_path(struct mpt_session *s, struct mpt_path *p, uint64_t now)
@@ -451,6 +446,8 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now)
 		at = earliest(at, now + 10 * MPT_NSEC_PER_MSEC);
 	if (s->squeue.head && s->sched->tick)
 		at = earliest(at, s->next_tick_ns);
+	if (s->rules)
+		at = earliest(at, mpt_rules_deadline(s));
 	if (cfg->role == MPT_ROLE_UE) {
 		at = earliest(at, s->hs_next_ns);
 		if (s->cur.valid && !s->hs.pending && s->last_auth_rx_ns)

@@ -2,8 +2,11 @@
 /*
  * What a session's scheduler sees: the read-only views of its paths (mptund/sched.h)
  * and the context of a call into it. The bottom of the session files: everything
- * above that asks the scheduler something builds its context here.
+ * above that asks the scheduler something builds its context here, and hands the
+ * packets it picked paths for to those paths' queues (mpt_session_dispatch).
  */
+#include <string.h>
+
 #include "budget_state.h"
 #include "daemon.h"
 #include "session.h"
@@ -34,4 +37,28 @@ void mpt_session_sched_ctx(struct mpt_session *s, struct mpt_sched_ctx *ctx, uin
 	ctx->queue_bytes = s->squeue.bytes;
 	ctx->standing = s->standing.on;
 	ctx->rng = &s->rng;
+}
+
+void mpt_session_dispatch(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t mask)
+{
+	while (mask) {
+		unsigned i = (unsigned)__builtin_ctz(mask);
+		struct mpt_pkt *copy = pkt;
+
+		mask &= mask - 1;
+		if (mask) {		/* redundant: every path but the last gets a copy */
+			copy = mpt_pkt_alloc(&s->d->pool);
+			if (!copy)
+				continue;
+			copy->len = pkt->len;
+			copy->dsn = pkt->dsn;
+			copy->meta = pkt->meta;
+			memcpy(copy->data, pkt->data, pkt->len);
+			s->st.copies++;
+		}
+		s->st.picks[i]++;
+		s->views[i].in_flight += copy->len;
+		s->views[i].queued_bytes += copy->len;
+		mpt_pktq_push(&s->paths[i].txq, copy);
+	}
 }

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "mss_clamp.h"
 #include "pktmeta.h"
+#include "session_rules.h"
 #include "sys.h"
 
 struct mpt_session *mpt_daemon_session_for_dst(struct mpt_daemon *d, int family,
@@ -77,7 +78,9 @@ void mpt_tun_readable(struct mpt_daemon *d)
 		if (s->clamp_mtu && d->cfg.clamp_mss && mpt_mss_clamp(p->data, p->len,
 								      s->clamp_mtu))
 			s->st.mss_clamped++;
-		mpt_session_enqueue(s, p, now);
+		if (!mpt_rules_active(s, &d->rules) ||	/* steering rules */
+		    !mpt_rules_enqueue(s, p, &info, now))
+			mpt_session_enqueue(s, p, now);
 	}
 	mpt_daemon_flush_dirty(d, now);
 }

@@ -351,6 +351,84 @@ static int cmd_reload(struct ctl_opts *o, int argc, char **argv)
 	return rc;
 }
 
+/* rule list | add NAME [at POS] KEY=VALUE... | del NAME | move NAME POS */
+static int rule_req(struct ctl_opts *o, int argc, char **argv, char (*buf)[MPT_CTL_MAX_LINE],
+		    size_t *n)
+{
+	int i = 2;
+
+	if (argc < 2 || strlen(argv[1]) > 64 || strpbrk(argv[1], "\r\n= "))
+		return usage_error(o, "rule %s: expected a rule NAME", argv[0]);
+	snprintf(buf[(*n)++], MPT_CTL_MAX_LINE, "op=%s", argv[0]);
+	snprintf(buf[(*n)++], MPT_CTL_MAX_LINE, "name=%s", argv[1]);
+	if (!strcmp(argv[0], "move")) {
+		if (argc != 3 || !is_uint(argv[2]) || strlen(argv[2]) > 5)
+			return usage_error(o, "rule move: expected NAME POSITION (0 = first)");
+		snprintf(buf[(*n)++], MPT_CTL_MAX_LINE, "pos=%s", argv[2]);
+		return 0;
+	}
+	if (!strcmp(argv[0], "del"))
+		return argc == 2 ? 0 : usage_error(o, "rule del: unexpected '%s'", argv[2]);
+	if (argc > 3 && !strcmp(argv[2], "at")) {
+		if (!is_uint(argv[3]) || strlen(argv[3]) > 5)
+			return usage_error(o, "rule add: '%s' is not a position", argv[3]);
+		snprintf(buf[(*n)++], MPT_CTL_MAX_LINE, "pos=%s", argv[3]);
+		i = 4;
+	}
+	for (; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		size_t kl = eq ? (size_t)(eq - argv[i]) : 0;
+		char key[40];
+
+		if (!eq || !kl || kl >= sizeof(key) || strpbrk(argv[i], "\r\n"))
+			return usage_error(o, "rule add: '%s' is not KEY=VALUE", argv[i]);
+		if (*n >= MPT_CTL_MAX_KEYS - 1)
+			return usage_error(o, "rule add: too many KEY=VALUE (max %d)",
+					   MPT_CTL_MAX_KEYS - 4);
+		for (size_t k = 0; k < kl; k++)
+			key[k] = (char)(argv[i][k] >= 'A' && argv[i][k] <= 'Z' ?
+					argv[i][k] - 'A' + 'a' : argv[i][k]);
+		key[kl] = '\0';
+		if (!valid_param(key))
+			return usage_error(o, "rule add: '%s' is not a key", key);
+		if (snprintf(buf[*n], MPT_CTL_MAX_LINE, "r.%s=%s", key, eq + 1) >=
+		    MPT_CTL_MAX_LINE - 1)
+			return usage_error(o, "rule add: '%s' is too long", argv[i]);
+		(*n)++;
+	}
+	return 0;
+}
+
+static int cmd_rule(struct ctl_opts *o, int argc, char **argv)
+{
+	static char buf[MPT_CTL_MAX_KEYS][MPT_CTL_MAX_LINE];
+	const char *req[MPT_CTL_MAX_KEYS];
+	struct ctl_kvl kv = { 0 };
+	size_t n = 0;
+	int rc;
+
+	if (argc == 1 && !strcmp(argv[0], "list")) {
+		rc = talk(o, "rule_list", NULL, 0, &kv);
+		if (rc == CTL_EXIT_OK)
+			rc = print_reply(o, &kv);
+		ctl_kvl_free(&kv);
+		return rc;
+	}
+	if (!argc || (strcmp(argv[0], "add") && strcmp(argv[0], "del") &&
+		      strcmp(argv[0], "move")))
+		return usage_error(o, "rule: expected list, add, del or move");
+	rc = rule_req(o, argc, argv, buf, &n);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		req[i] = buf[i];
+	rc = talk(o, "rule", req, n, &kv);
+	if (rc == CTL_EXIT_OK)
+		rc = print_reply(o, &kv);
+	ctl_kvl_free(&kv);
+	return rc;
+}
+
 static int cmd_help(struct ctl_opts *o, int argc, char **argv);
 
 const struct ctl_cmd ctl_cmds[] = {
@@ -372,6 +450,9 @@ const struct ctl_cmd ctl_cmds[] = {
 	{ "path", cmd_path, "NAME up|down|cost N|weight N", "administer a path",
 	  CTL_OPT_JSON | CTL_OPT_SESSION },
 	{ "reload", cmd_reload, "", "re-read the configuration file", CTL_OPT_JSON },
+	{ "rule", cmd_rule, "list | add NAME [at POS] KEY=VALUE... | del NAME | move NAME POS",
+	  "steering rules: list, add, delete, reorder (mptund.conf(5) [Rule])",
+	  CTL_OPT_JSON },
 	{ "help", cmd_help, "", "this list", 0 },
 };
 const size_t ctl_ncmds = sizeof(ctl_cmds) / sizeof(ctl_cmds[0]);

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "ctl_glue.h"
+#include "ctl_rules.h"
 #include "ctl_server.h"
 #include "daemon.h"
 #include "log.h"
@@ -273,6 +274,7 @@ static int h_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
 		     (unsigned long long)(d->pool.exhausted + d->st.pool_exhausted));
 	for (unsigned i = 0; i < d->nsessions; i++)
 		dump_session(out, &d->sessions[i], now);
+	mpt_ctl_rules_dump(out, d);
 	return 0;
 }
 
@@ -521,6 +523,7 @@ static const struct mpt_ctl_handlers handlers = {
 	.set = h_set,
 	.path_cmd = h_path,
 	.reload = h_reload,
+	.rule = mpt_ctl_rules_cmd,
 };
 
 int mpt_ctl_glue_open(struct mpt_daemon *d, char *err, size_t errlen)

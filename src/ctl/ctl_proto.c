@@ -23,6 +23,8 @@ static const char *const k_none[] = { NULL };
 static const char *const k_set[] = { "session", "sched", "sched.*", "cc.*", NULL };
 static const char *const k_path[] = { "session", "path", "admin", "cost", "weight", NULL };
 static const char *const r_path[] = { "path", NULL };
+static const char *const k_rule[] = { "op", "name", "pos", "r.*", NULL };
+static const char *const r_rule[] = { "op", NULL };
 
 const struct mpt_ctl_cmd_desc mpt_ctl_cmds[MPT_CTL_CMD_MAX] = {
 	[MPT_CTL_CMD_STATS] = { "stats", false, k_stats, k_none },
@@ -32,6 +34,8 @@ const struct mpt_ctl_cmd_desc mpt_ctl_cmds[MPT_CTL_CMD_MAX] = {
 	[MPT_CTL_CMD_SET] = { "set", true, k_set, k_none },
 	[MPT_CTL_CMD_PATH] = { "path", true, k_path, r_path },
 	[MPT_CTL_CMD_RELOAD] = { "reload", true, k_none, k_none },
+	[MPT_CTL_CMD_RULE_LIST] = { "rule_list", false, k_none, k_none },
+	[MPT_CTL_CMD_RULE] = { "rule", true, k_rule, r_rule },
 };
 
 const char *mpt_ctl_quote(const char *s, size_t n, char *buf, size_t len)

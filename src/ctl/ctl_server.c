@@ -250,6 +250,10 @@ static void dispatch(struct mpt_ctl_client *c)
 	case MPT_CTL_CMD_RELOAD:
 		rc = h->reload ? h->reload(c->srv->ctx, &c->req, out) : -ENOSYS;
 		break;
+	case MPT_CTL_CMD_RULE_LIST:
+	case MPT_CTL_CMD_RULE:
+		rc = h->rule ? h->rule(c->srv->ctx, &c->req, out) : -ENOSYS;
+		break;
 	default:
 		rc = -ENOSYS;
 		break;

@@ -48,6 +48,9 @@ struct mpt_ctl_handlers {
 	int (*path_cmd)(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out);
 	/* W reload: re-read the configuration. */
 	int (*reload)(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out);
+	/* R rule_list, W rule op=add|del|move [name=] [pos=] [r.KEY=V ...]: steering
+	 * rules (include/mptund/ctl.h); req->cmd tells which. */
+	int (*rule)(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out);
 };
 
 struct mpt_ctl_client;

@@ -34,6 +34,7 @@ static const char *const reason_names[MPT_WIRE_REASON_COUNT] = {
 	[MPT_WIRE_PROBE_ACK_LENGTH]	= "probe-ack-length",
 	[MPT_WIRE_ACKF_BAD]		= "ack-frequency-bad",
 	[MPT_WIRE_PSTAT_BAD]		= "path-status-bad",
+	[MPT_WIRE_RULES_BAD]		= "rules-bad",
 	[MPT_WIRE_DECRYPT]		= "decrypt",
 	[MPT_WIRE_REPLAY]		= "replay",
 	[MPT_WIRE_UNKNOWN_INDEX]	= "unknown-index",
@@ -394,6 +395,43 @@ static int decode_ackf(struct mpt_frame *f)
 	return MPT_WIRE_OK;
 }
 
+static int decode_rules(struct mpt_frame *f)
+{
+	struct mpt_rules_frag *r = &f->u.rules;
+
+	if (f->len < MPT_RULES_HDR_LEN || f->len > MPT_RULES_HDR_LEN + MPT_RULES_FRAG_MAX)
+		return MPT_WIRE_RULES_BAD;
+	r->seq = mpt_get_u32(f->body + MPT_RULES_OFF_SEQ);
+	r->index = f->body[MPT_RULES_OFF_INDEX];
+	r->count = f->body[MPT_RULES_OFF_COUNT];
+	r->text = f->body + MPT_RULES_OFF_TEXT;
+	r->len = (uint16_t)(f->len - MPT_RULES_HDR_LEN);
+	if (!r->seq || r->count > MPT_RULES_FRAGS || (r->count && r->index >= r->count) ||
+	    (!r->count && (r->index || r->len)))
+		return MPT_WIRE_RULES_BAD;
+	return MPT_WIRE_OK;
+}
+
+int mpt_frame_rules_encode(uint8_t *buf, size_t cap, const struct mpt_rules_frag *r)
+{
+	uint8_t *b = buf + MPT_FRAME_HDR_LEN;
+	int err;
+
+	if (!r->seq || r->count > MPT_RULES_FRAGS || r->len > MPT_RULES_FRAG_MAX ||
+	    (r->count && r->index >= r->count) || (!r->count && (r->index || r->len)))
+		return -EINVAL;
+	err = frame_room(cap, MPT_RULES_HDR_LEN + r->len);
+	if (err)
+		return err;
+	put_frame_hdr(buf, MPT_FRAME_RULES, (uint16_t)(MPT_RULES_HDR_LEN + r->len));
+	mpt_put_u32(b + MPT_RULES_OFF_SEQ, r->seq);
+	b[MPT_RULES_OFF_INDEX] = r->index;
+	b[MPT_RULES_OFF_COUNT] = r->count;
+	if (r->len)
+		memcpy(b + MPT_RULES_OFF_TEXT, r->text, r->len);
+	return MPT_FRAME_HDR_LEN + MPT_RULES_HDR_LEN + r->len;
+}
+
 static int decode_pstat(struct mpt_frame *f)
 {
 	struct mpt_path_status *ps = &f->u.pstat;
@@ -450,6 +488,9 @@ int mpt_frame_next(const uint8_t **pos, const uint8_t *end, struct mpt_frame *f)
 		break;
 	case MPT_FRAME_PATH_STATUS:
 		why = decode_pstat(f);
+		break;
+	case MPT_FRAME_RULES:
+		why = decode_rules(f);
 		break;
 	default:
 		why = MPT_WIRE_FRAME_UNKNOWN;

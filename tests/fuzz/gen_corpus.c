@@ -434,6 +434,37 @@ static void gen_ctl(void)
 	put("fuzz_ctl", "reply", reply, sizeof(reply) - 1);
 }
 
+/* fuzz_rules: a pushed set as RULES frames (two fragments and an acknowledgment), and
+ * as the text the UE parses. */
+static void gen_rules(void)
+{
+	static const char set[] = "Name=voip Protocol=udp DestinationPort=5060,10000-20000 "
+				  "DSCP=46 Scheduler=minrtt\n"
+				  "Name=web Destination=203.0.113.0/24,2001:db8::/32 Protocol=tcp "
+				  "DestinationPort=443 Scheduler=acpf min_frac=0.5\n"
+				  "Name=ping Protocol=icmp Scheduler=rr\n";
+	uint8_t b[2048];
+	size_t half = sizeof(set) / 2, len = 0;
+	struct mpt_rules_frag f = { .seq = 7, .index = 0, .count = 2,
+				    .text = (const uint8_t *)set, .len = (uint16_t)half };
+	int n = mpt_frame_rules_encode(b, sizeof(b), &f);
+
+	must(n, "rules frame");
+	len = (size_t)n;
+	f.index = 1;
+	f.text += half;
+	f.len = (uint16_t)(sizeof(set) - 1 - half);
+	n = mpt_frame_rules_encode(b + len, sizeof(b) - len, &f);
+	must(n, "rules frame");
+	len += (size_t)n;
+	put("fuzz_rules", "frames", b, len);
+	f = (struct mpt_rules_frag){ .seq = 7 };
+	n = mpt_frame_rules_encode(b, sizeof(b), &f);
+	must(n, "rules ack");
+	put("fuzz_rules", "ack", b, (size_t)n);
+	put("fuzz_rules", "text", set, sizeof(set) - 1);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -452,5 +483,6 @@ int main(int argc, char **argv)
 	for (int i = 2; i < argc; i++)
 		gen_config(argv[i]);
 	gen_ctl();
+	gen_rules();
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "rule.h"
 
 #define GOOD_DIR SRCDIR "/tests/config/good"
 #define BAD_DIR SRCDIR "/tests/config/bad"
@@ -89,6 +90,10 @@ static void assert_same_config(const struct mpt_config *a, const struct mpt_conf
 		assert_memory_equal(&p, &q, sizeof(p));
 	}
 	x.peers = y.peers = NULL;
+	assert_int_equal(a->nrules, b->nrules);
+	for (unsigned i = 0; i < a->nrules; i++)
+		assert_true(mpt_rule_equal(&a->rules[i], &b->rules[i]));
+	x.rules = y.rules = NULL;
 	for (unsigned i = 0; i < MPT_MAX_PATHS; i++)
 		x.paths[i].line = y.paths[i].line = 0;
 	for (unsigned i = 0; i < MPT_MAX_OVERRIDES; i++) {
@@ -258,10 +263,10 @@ static void test_example_configs_load(void **state)
 static void test_man_page_keys(void **state)
 {
 	static const char *const sections[] = { "Interface", "Scheduler", "Congestion",
-						"Path", "Peer" };
+						"Path", "Peer", "Rule" };
 	char *man = slurp(SRCDIR "/man/mptund.conf.5", NULL), *line, *save = NULL;
-	char section[32] = "", documented[5][40][32];
-	size_t ndoc[5] = { 0 }, total = 0;
+	char section[32] = "", documented[6][40][32];
+	size_t ndoc[6] = { 0 }, total = 0;
 
 	for (line = strtok_r(man, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char key[32];
@@ -273,7 +278,7 @@ static void test_man_page_keys(void **state)
 			section[0] = '\0';
 		if (!section[0] || sscanf(line, ".It Cm %31[A-Za-z]", key) != 1)
 			continue;
-		for (int i = 0; i < 5; i++)
+		for (int i = 0; i < 6; i++)
 			if (strcmp(sections[i], section) == 0)
 				s = i;
 		if (s < 0)
@@ -292,7 +297,7 @@ static void test_man_page_keys(void **state)
 		assert_true(ndoc[s] < 40);
 		snprintf(documented[s][ndoc[s]++], 32, "%s", key);
 	}
-	for (int s = 0; s < 5; s++) {
+	for (int s = 0; s < 6; s++) {
 		for (size_t i = 0; mpt_config_key_name(sections[s], i); i++) {
 			const char *k = mpt_config_key_name(sections[s], i);
 			bool found = false;

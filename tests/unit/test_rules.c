@@ -1,0 +1,792 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Steering rules: matching (rule.c), rule tables (ruleset.c) and a session's rule
+ * state (session_rules.c): the flow cache and its invalidation when rules change,
+ * scheduler instances made lazily, per-rule queues that do not hold each other.
+ * The session runs on a zeroed daemon with a real packet pool; packets are real IPv4
+ * and IPv6 headers parsed by pktmeta.c.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include <cmocka.h>
+
+#include "ctl_fmt.h"
+#include "ctl_kv.h"
+#include "ctl_rules.h"
+#include "daemon.h"
+#include "pktmeta.h"
+#include "rule.h"
+#include "session_rules.h"
+
+/* ---- helpers ---- */
+
+static struct mpt_rule parse_ok(const char *spec)
+{
+	struct mpt_rule r;
+	char err[256];
+
+	if (mpt_rule_parse(&r, spec, strlen(spec), err, sizeof(err)) < 0)
+		fail_msg("'%s' should parse: %s", spec, err);
+	return r;
+}
+
+static void key4(struct mpt_flow_key *k, const char *src, const char *dst, int proto,
+		 uint16_t sport, uint16_t dport, uint8_t dscp)
+{
+	memset(k, 0, sizeof(*k));
+	k->family = AF_INET;
+	k->proto = (uint8_t)proto;
+	k->dscp = dscp;
+	k->ports = proto == 6 || proto == 17;
+	k->sport = sport;
+	k->dport = dport;
+	inet_pton(AF_INET, src, k->src);
+	inet_pton(AF_INET, dst, k->dst);
+}
+
+/* An IPv4/UDP packet into buf; returns its length. */
+static size_t udp4(uint8_t *buf, const char *src, const char *dst, uint16_t sport,
+		   uint16_t dport, uint8_t dscp, size_t payload)
+{
+	size_t len = 28 + payload;
+
+	memset(buf, 0, len);
+	buf[0] = 0x45;
+	buf[1] = (uint8_t)(dscp << 2);
+	buf[2] = (uint8_t)(len >> 8);
+	buf[3] = (uint8_t)len;
+	buf[8] = 64;
+	buf[9] = 17;
+	inet_pton(AF_INET, src, buf + 12);
+	inet_pton(AF_INET, dst, buf + 16);
+	buf[20] = (uint8_t)(sport >> 8);
+	buf[21] = (uint8_t)sport;
+	buf[22] = (uint8_t)(dport >> 8);
+	buf[23] = (uint8_t)dport;
+	buf[24] = (uint8_t)((8 + payload) >> 8);
+	buf[25] = (uint8_t)(8 + payload);
+	return len;
+}
+
+/* A zeroed daemon with a packet pool and n sessions on scheduler sched. */
+struct harness {
+	struct mpt_daemon *d;
+	struct mpt_peer_config peer;
+	struct mpt_siphash_key key;
+};
+
+static void h_init(struct harness *h, unsigned nsessions, const char *sched, int role)
+{
+	memset(h, 0, sizeof(*h));
+	h->d = calloc(1, sizeof(*h->d));
+	assert_non_null(h->d);
+	h->d->cfg.role = role;
+	h->d->cfg.queue_limit = 64;
+	assert_int_equal(mpt_pkt_pool_init(&h->d->pool, 65536, 1500), 0);
+	mpt_ruleset_init(&h->d->rules, 0);
+	snprintf(h->peer.name, sizeof(h->peer.name), "phone");
+	h->d->sessions = calloc(nsessions, sizeof(*h->d->sessions));
+	assert_non_null(h->d->sessions);
+	h->d->nsessions = nsessions;
+	for (unsigned i = 0; i < nsessions; i++) {
+		struct mpt_session *s = &h->d->sessions[i];
+
+		s->d = h->d;
+		s->idx = i;
+		s->peer = &h->peer;
+		s->cur.valid = true;
+		s->sched = mpt_sched_find(sched);
+		s->sched_priv = aligned_alloc(64, MPT_SCHED_PRIV_SIZE);
+		mpt_sched_prepare(s->sched_priv, s->sched);
+		s->npaths = 0;		/* the test fills the views itself */
+	}
+}
+
+static void h_free(struct harness *h)
+{
+	for (unsigned i = 0; i < h->d->nsessions; i++) {
+		struct mpt_session *s = &h->d->sessions[i];
+
+		mpt_rules_session_free(s);
+		mpt_pktq_purge(&s->squeue, &h->d->pool);
+		for (unsigned p = 0; p < MPT_MAX_PATHS; p++)
+			mpt_pktq_purge(&s->paths[p].txq, &h->d->pool);
+		free(s->sched_priv);
+	}
+	free(h->d->sessions);
+	mpt_ruleset_free(&h->d->rules);
+	mpt_pkt_pool_free(&h->d->pool);
+	free(h->d);
+}
+
+static void add_rule(struct harness *h, const char *spec, unsigned pos)
+{
+	struct mpt_rule r = parse_ok(spec);
+	char err[256];
+
+	if (mpt_ruleset_add(&h->d->rules, &r, pos, err, sizeof(err)) < 0)
+		fail_msg("add '%s': %s", spec, err);
+}
+
+/* Enqueue one UDP packet as tunio.c does. */
+static void send_udp(struct harness *h, struct mpt_session *s, const char *dst,
+		     uint16_t dport, uint8_t dscp, struct mpt_pkt_info *info_out)
+{
+	struct mpt_pkt *p = mpt_pkt_alloc(&h->d->pool);
+	struct mpt_pkt_info info;
+	const char *why;
+
+	assert_non_null(p);
+	p->len = (uint32_t)udp4(p->data, "10.7.0.2", dst, 40000, dport, dscp, 100);
+	assert_int_equal(mpt_pktmeta_parse(&h->key, p->data, p->len, &info, &why), 0);
+	p->meta = info.meta;
+	if (info_out)
+		*info_out = info;
+	assert_true(mpt_rules_active(s, &h->d->rules));
+	if (!mpt_rules_enqueue(s, p, &info, 1000))
+		mpt_session_enqueue(s, p, 1000);
+}
+
+/* Views of n paths with room; cost i. */
+static void views(struct mpt_session *s, unsigned n, struct mpt_sched_ctx *ctx,
+		  struct mpt_rng *rng)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	for (unsigned i = 0; i < n; i++) {
+		struct mpt_path_view *v = &s->views[i];
+
+		memset(v, 0, sizeof(*v));
+		v->id = (uint8_t)i;
+		v->up = true;
+		v->cost = 5 + i;
+		v->cwnd = 1 << 20;
+		v->mtu = 1500;
+		v->srtt_ns = v->min_rtt_ns = (10 + 10 * i) * MPT_NSEC_PER_MSEC;
+	}
+	ctx->paths = s->views;
+	ctx->npaths = n;
+	ctx->now = 2000;
+	ctx->rng = rng;
+	mpt_rng_seed(rng, 1);
+}
+
+/* ---- rule matching ---- */
+
+static void test_match(void **state)
+{
+	struct mpt_rule voip = parse_ok("Name=voip Protocol=udp DestinationPort=5060,"
+					"10000-20000 DSCP=46 Scheduler=minrtt");
+	struct mpt_rule net = parse_ok("Name=net Destination=203.0.113.0/24,2001:db8::/32 "
+				       "Source=10.7.0.0/16 Scheduler=cpf");
+	struct mpt_rule ping = parse_ok("Name=ping Protocol=icmp Scheduler=rr");
+	struct mpt_flow_key k;
+
+	key4(&k, "10.7.0.2", "198.51.100.9", 17, 40000, 5060, 46);
+	assert_true(mpt_rule_match(&voip, &k, false));
+	k.dport = 15000;
+	assert_true(mpt_rule_match(&voip, &k, false));
+	k.dport = 20001;
+	assert_false(mpt_rule_match(&voip, &k, false));	/* past the range */
+	k.dport = 5060;
+	k.dscp = 0;
+	assert_false(mpt_rule_match(&voip, &k, false));	/* DSCP */
+	k.dscp = 46;
+	k.proto = 6;
+	assert_false(mpt_rule_match(&voip, &k, false));	/* protocol */
+	/* the anchor's downlink: the mirror image matches */
+	key4(&k, "198.51.100.9", "10.7.0.2", 17, 5060, 40000, 46);
+	assert_true(mpt_rule_match(&voip, &k, true));
+	assert_false(mpt_rule_match(&voip, &k, false));
+
+	key4(&k, "10.7.3.4", "203.0.113.77", 6, 1, 443, 0);
+	assert_true(mpt_rule_match(&net, &k, false));
+	key4(&k, "10.8.3.4", "203.0.113.77", 6, 1, 443, 0);
+	assert_false(mpt_rule_match(&net, &k, false));	/* source */
+	key4(&k, "10.7.3.4", "203.0.114.1", 6, 1, 443, 0);
+	assert_false(mpt_rule_match(&net, &k, false));	/* destination */
+	memset(&k, 0, sizeof(k));
+	k.family = AF_INET6;
+	inet_pton(AF_INET6, "2001:db8:ffff::1", k.dst);
+	assert_false(mpt_rule_match(&net, &k, false));	/* the source list is IPv4 only */
+
+	key4(&k, "10.7.0.2", "192.0.2.1", 1, 0, 0, 0);
+	assert_true(mpt_rule_match(&ping, &k, false));
+	k.proto = 58;
+	assert_true(mpt_rule_match(&ping, &k, false));	/* icmp: v4 and v6 */
+	/* no ports read (an ICMP, a later fragment): a rule with ports does not match */
+	key4(&k, "10.7.0.2", "198.51.100.9", 17, 0, 0, 46);
+	k.ports = false;
+	assert_false(mpt_rule_match(&voip, &k, false));
+}
+
+static void test_prefix_bits(void **state)
+{
+	struct mpt_rule r = parse_ok("Name=odd Destination=10.1.2.128/25 Scheduler=rr");
+	struct mpt_flow_key k;
+
+	key4(&k, "1.1.1.1", "10.1.2.200", 6, 1, 2, 0);
+	assert_true(mpt_rule_match(&r, &k, false));
+	key4(&k, "1.1.1.1", "10.1.2.127", 6, 1, 2, 0);
+	assert_false(mpt_rule_match(&r, &k, false));
+	r = parse_ok("Name=all Destination=0.0.0.0/0 Scheduler=rr");
+	assert_true(mpt_rule_match(&r, &k, false));
+}
+
+/* The printed spec parses back to the same rule; bad specs quote the value. */
+static void test_spec(void **state)
+{
+	static const struct {
+		const char *spec, *err;
+	} bad[] = {
+		{ "Name=x Protocol=tcpp Scheduler=rr", "'tcpp'" },
+		{ "Name=x DestinationPort=99999 Scheduler=rr", "'99999'" },
+		{ "Name=x DestinationPort=20-10 Scheduler=rr", "'20-10'" },
+		{ "Name=x DSCP=64 Scheduler=rr", "'64'" },
+		{ "Name=x Destination=10.0.0.0/40 Scheduler=rr", "'10.0.0.0/40'" },
+		{ "Name=x Scheduler=nosuch", "'nosuch'" },
+		{ "Name=x Scheduler=acpf min_frac=2", "'2'" },
+		{ "Name=x Scheduler=rr bogus=1", "bogus" },
+		{ "Name=x Protocol=udp", "Scheduler: missing" },
+		{ "Protocol=udp Scheduler=rr", "Name: missing" },
+		{ "Name=x junk Scheduler=rr", "'junk'" },
+		{ "Name=x Protocol=icmp DestinationPort=1 Scheduler=rr", "'icmp'" },
+		{ "Name=waytoolongarulename Scheduler=rr", "'waytoolongarulename'" },
+	};
+	const char *spec = "Name=v Peer=phone Destination=198.51.100.0/24,2001:db8::/48 "
+			   "Source=10.7.0.2/32 Protocol=udp DestinationPort=5060,10000-20000 "
+			   "SourcePort=1024-65535 DSCP=10-14,46 Scheduler=acpf min_frac=0.5";
+	struct mpt_rule r = parse_ok(spec), again;
+	char out[MPT_RULE_SPEC_MAX], err[256];
+
+	assert_true(mpt_rule_format(&r, out, sizeof(out)) > 0);
+	assert_string_equal(out, spec);
+	again = parse_ok(out);
+	assert_true(mpt_rule_equal(&r, &again));
+	for (size_t i = 0; i < MPT_ARRAY_SIZE(bad); i++) {
+		struct mpt_rule x;
+
+		if (mpt_rule_parse(&x, bad[i].spec, strlen(bad[i].spec), err,
+				   sizeof(err)) != -EINVAL)
+			fail_msg("'%s' should be refused", bad[i].spec);
+		if (!strstr(err, bad[i].err))
+			fail_msg("'%s': message '%s' does not quote %s", bad[i].spec, err,
+				 bad[i].err);
+	}
+}
+
+/* ---- rule tables ---- */
+
+static void test_ruleset_ops(void **state)
+{
+	struct mpt_ruleset set;
+	struct mpt_rule a = parse_ok("Name=a Scheduler=rr"), b = parse_ok("Name=b Scheduler=rr");
+	struct mpt_rule c = parse_ok("Name=c Scheduler=cpf");
+	char err[128];
+	uint32_t gen, ida;
+
+	mpt_ruleset_init(&set, 0);
+	gen = set.gen;
+	assert_int_equal(mpt_ruleset_add(&set, &a, 99, err, sizeof(err)), 0);
+	assert_int_equal(mpt_ruleset_add(&set, &b, 0, err, sizeof(err)), 0);
+	assert_int_equal(mpt_ruleset_add(&set, &c, 1, err, sizeof(err)), 0);
+	assert_int_equal(set.n, 3);
+	assert_string_equal(set.r[0].rule.name, "b");
+	assert_string_equal(set.r[1].rule.name, "c");
+	assert_string_equal(set.r[2].rule.name, "a");
+	assert_true(set.gen != gen);
+	assert_int_equal(mpt_ruleset_add(&set, &a, 0, err, sizeof(err)), -EEXIST);
+	assert_non_null(strstr(err, "'a'"));
+	ida = set.r[2].id;
+	gen = set.gen;
+	assert_int_equal(mpt_ruleset_move(&set, "a", 0, err, sizeof(err)), 0);
+	assert_string_equal(set.r[0].rule.name, "a");
+	assert_int_equal(set.r[0].id, ida);		/* moving keeps the id */
+	assert_true(set.gen != gen);
+	assert_int_equal(mpt_ruleset_del(&set, "c", err, sizeof(err)), 0);
+	assert_int_equal(set.n, 2);
+	assert_int_equal(mpt_ruleset_del(&set, "zz", err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "'zz'"));
+	/* replace: an unchanged rule keeps its id and counters, a changed one does not */
+	set.r[0].st.pkts = 7;
+	{
+		struct mpt_rule nr[2] = { a, parse_ok("Name=b Scheduler=minrtt") };
+		uint32_t idb = set.r[1].id;
+
+		assert_int_equal(mpt_ruleset_replace(&set, nr, 2), 0);
+		assert_int_equal(set.r[0].id, ida);
+		assert_int_equal(set.r[0].st.pkts, 7);
+		assert_true(set.r[1].id != idb);
+	}
+	mpt_ruleset_free(&set);
+}
+
+/* ---- sessions ---- */
+
+/* A flow's rule is cached; adding, deleting or moving a rule reclassifies it. */
+static void test_flow_cache_invalidation(void **state)
+{
+	struct harness h;
+	struct mpt_session *s;
+	struct mpt_pkt_info info;
+
+	h_init(&h, 1, "rr", MPT_ROLE_UE);
+	s = &h.d->sessions[0];
+	add_rule(&h, "Name=voip Protocol=udp DestinationPort=5060 Scheduler=minrtt", 99);
+	send_udp(&h, s, "198.51.100.1", 5060, 0, &info);
+	assert_int_equal(mpt_rules_classify(s, &info), 0);
+	assert_int_equal(h.d->rules.r[0].st.pkts, 1);
+	/* the answer comes from the cache: a rule edited behind the table's back
+	 * (no new generation) is not looked at; a new generation is */
+	h.d->rules.r[0].rule.dport[0].lo = h.d->rules.r[0].rule.dport[0].hi = 5061;
+	assert_int_equal(mpt_rules_classify(s, &info), 0);
+	h.d->rules.gen++;
+	assert_int_equal(mpt_rules_classify(s, &info), MPT_RULE_DEFAULT);
+	h.d->rules.r[0].rule.dport[0].lo = h.d->rules.r[0].rule.dport[0].hi = 5060;
+	h.d->rules.gen++;
+	assert_int_equal(mpt_rules_classify(s, &info), 0);
+	/* a rule added in front takes the flow at its next packet */
+	add_rule(&h, "Name=dst Destination=198.51.100.0/24 Scheduler=cpf", 0);
+	assert_int_equal(mpt_rules_classify(s, &info), 0);
+	assert_string_equal(s->rules->slot[0]->rule.name, "dst");
+	send_udp(&h, s, "198.51.100.1", 5060, 0, NULL);
+	assert_int_equal(h.d->rules.r[0].st.pkts, 1);	/* "dst" */
+	assert_int_equal(h.d->rules.r[1].st.pkts, 1);	/* "voip" kept its count */
+	/* moved behind: voip again */
+	assert_int_equal(mpt_ruleset_move(&h.d->rules, "dst", 1, NULL, 0), 0);
+	assert_int_equal(mpt_rules_classify(s, &info), 0);
+	assert_string_equal(s->rules->slot[0]->rule.name, "voip");
+	/* both deleted: the default rule */
+	assert_int_equal(mpt_ruleset_del(&h.d->rules, "voip", NULL, 0), 0);
+	assert_int_equal(mpt_ruleset_del(&h.d->rules, "dst", NULL, 0), 0);
+	assert_int_equal(mpt_rules_classify(s, &info), MPT_RULE_DEFAULT);
+	h_free(&h);
+}
+
+/* Rule instances are made on a rule's first packet in a session, and only there. */
+static void test_lazy_instances(void **state)
+{
+	struct harness h;
+	char spec[128];
+
+	h_init(&h, 1000, "rr", MPT_ROLE_ANCHOR);
+	for (unsigned i = 0; i < 32; i++) {
+		snprintf(spec, sizeof(spec), "Name=r%u Protocol=udp DestinationPort=%u "
+			 "Scheduler=%s", i, 1000 + i, i % 2 ? "acpf" : "olms");
+		add_rule(&h, spec, 99);
+	}
+	/* no session has rule state before its first packet */
+	for (unsigned i = 0; i < 1000; i++)
+		assert_null(h.d->sessions[i].rules);
+	/* downlink of session 7: destination is the UE, the rule's port is the source */
+	{
+		struct mpt_session *s = &h.d->sessions[7];
+		struct mpt_pkt *p = mpt_pkt_alloc(&h.d->pool);
+		struct mpt_pkt_info info;
+		const char *why;
+
+		p->len = (uint32_t)udp4(p->data, "198.51.100.1", "10.7.0.2", 1005, 40000, 0,
+					100);
+		assert_int_equal(mpt_pktmeta_parse(&h.key, p->data, p->len, &info, &why), 0);
+		p->meta = info.meta;
+		if (!mpt_rules_enqueue(s, p, &info, 1000))
+		mpt_session_enqueue(s, p, 1000);
+		assert_non_null(s->rules);
+		for (unsigned i = 0; i < s->rules->nslots; i++)
+			if (i == 5)
+				assert_non_null(s->rules->inst[i]);
+			else
+				assert_null(s->rules->inst[i]);
+		assert_int_equal(h.d->rules.r[5].st.instances, 1);
+		assert_int_equal(s->rules->inst[5]->q.pkts, 1);
+		assert_ptr_equal(s->rules->inst[5]->ops, mpt_sched_find("acpf"));
+	}
+	for (unsigned i = 0; i < 1000; i++)
+		if (i != 7)
+			assert_null(h.d->sessions[i].rules);
+	h_free(&h);
+}
+
+/* A rule whose scheduler holds its packets does not hold the other rules' packets,
+ * nor the default rule's; the held ones leave when the scheduler lets them. */
+static void test_queues_do_not_block(void **state)
+{
+	struct harness h;
+	struct mpt_session *s;
+	struct mpt_sched_ctx ctx;
+	struct mpt_rng rng;
+	uint64_t dsn0;
+
+	h_init(&h, 1, "rr", MPT_ROLE_UE);
+	s = &h.d->sessions[0];
+	/* "strict" only takes paths of cost <= 0 (fallback hold): none here */
+	add_rule(&h, "Name=strict Protocol=udp DestinationPort=1111 Scheduler=attr "
+		 "max_cost=0 fallback=hold", 99);
+	add_rule(&h, "Name=free Protocol=udp DestinationPort=2222 Scheduler=rr", 99);
+	for (int i = 0; i < 10; i++) {
+		send_udp(&h, s, "198.51.100.1", 1111, 0, NULL);
+		send_udp(&h, s, "198.51.100.1", 2222, 0, NULL);
+		send_udp(&h, s, "198.51.100.1", 3333, 0, NULL);	/* default */
+	}
+	assert_int_equal(s->rules->queued, 30);
+	dsn0 = s->next_dsn;
+	views(s, 2, &ctx, &rng);
+	mpt_rules_schedule(s, &ctx, 0x3, 1500, 2000);
+	assert_int_equal(s->rules->inst[0]->q.pkts, 10);	/* held */
+	assert_int_equal(s->rules->inst[1]->q.pkts, 0);
+	assert_int_equal(s->rules->dq.pkts, 0);
+	assert_int_equal(s->rules->queued, 10);
+	assert_int_equal(s->paths[0].txq.pkts + s->paths[1].txq.pkts, 20);
+	assert_int_equal(h.d->rules.r[1].st.path_pkts[0] + h.d->rules.r[1].st.path_pkts[1],
+			 10);
+	assert_int_equal(h.d->rules.dflt.pkts, 10);
+	assert_true(h.d->rules.r[0].st.holds >= 1);
+	/* sequence numbers go to packets as they leave: no hole for the held ones */
+	assert_int_equal(s->next_dsn - dsn0, 20);
+	/* the policy relaxed: the held packets leave, in order */
+	{
+		struct mpt_rinst *in = s->rules->inst[0];
+		char err[128];
+
+		assert_int_equal(mpt_param_parse(mpt_param_find(in->ops->params,
+								in->ops->nparams, "max_cost"),
+						 in->priv, "100", err, sizeof(err)), 0);
+	}
+	mpt_rules_schedule(s, &ctx, 0x3, 1500, 3000);
+	assert_int_equal(s->rules->queued, 0);
+	assert_int_equal(s->next_dsn - dsn0, 30);
+	h_free(&h);
+}
+
+/* A deleted rule's queued packets go to the default rule: none is lost. */
+static void test_delete_keeps_packets(void **state)
+{
+	struct harness h;
+	struct mpt_session *s;
+	struct mpt_sched_ctx ctx;
+	struct mpt_rng rng;
+
+	h_init(&h, 1, "rr", MPT_ROLE_UE);
+	s = &h.d->sessions[0];
+	add_rule(&h, "Name=strict Protocol=udp Scheduler=attr max_cost=0 fallback=hold", 0);
+	for (int i = 0; i < 5; i++)
+		send_udp(&h, s, "198.51.100.1", 1111, 0, NULL);
+	views(s, 2, &ctx, &rng);
+	mpt_rules_schedule(s, &ctx, 0x3, 1500, 2000);
+	assert_int_equal(s->rules->inst[0]->q.pkts, 5);
+	assert_int_equal(mpt_ruleset_del(&h.d->rules, "strict", NULL, 0), 0);
+	mpt_rules_schedule(s, &ctx, 0x3, 1500, 3000);
+	assert_int_equal(s->rules->queued, 0);
+	assert_int_equal(s->paths[0].txq.pkts + s->paths[1].txq.pkts, 5);
+	h_free(&h);
+}
+
+/* A full rule queue drops into the rule's counter, not the other rules'. */
+static void test_queue_limit(void **state)
+{
+	struct harness h;
+	struct mpt_session *s;
+
+	h_init(&h, 1, "rr", MPT_ROLE_UE);
+	s = &h.d->sessions[0];
+	add_rule(&h, "Name=a Protocol=udp DestinationPort=1 Scheduler=rr", 0);
+	for (int i = 0; i < 70; i++)
+		send_udp(&h, s, "198.51.100.1", 1, 0, NULL);
+	send_udp(&h, s, "198.51.100.1", 2, 0, NULL);
+	assert_int_equal(h.d->rules.r[0].st.drops, 6);
+	assert_int_equal(h.d->rules.r[0].st.pkts, 64);
+	assert_int_equal(h.d->rules.dflt.pkts, 1);
+	assert_int_equal(s->st.queue_drops, 6);
+	h_free(&h);
+}
+
+/* RULES frames: what the encoder writes the decoder reads; bad bodies refused. */
+static void test_rules_frame(void **state)
+{
+	static const struct {
+		const char *what;
+		uint8_t body[8];
+		size_t len;
+	} bad[] = {
+		{ "seq 0", { 0, 0, 0, 0, 0, 1, 'x' }, 7 },
+		{ "index past count", { 0, 0, 0, 9, 2, 2 }, 6 },
+		{ "count past 16", { 0, 0, 0, 9, 0, 17 }, 6 },
+		{ "ack with text", { 0, 0, 0, 9, 0, 0, 'x' }, 7 },
+		{ "ack with index", { 0, 0, 0, 9, 1, 0 }, 6 },
+		{ "short", { 0, 0, 0, 9, 0 }, 5 },
+	};
+	const char *text = "Name=a Scheduler=rr\n";
+	struct mpt_rules_frag in = { .seq = 77, .index = 1, .count = 3,
+				     .text = (const uint8_t *)text, .len = 20 };
+	uint8_t buf[2048];
+	const uint8_t *pos = buf;
+	struct mpt_frame f;
+	int n = mpt_frame_rules_encode(buf, sizeof(buf), &in);
+
+	assert_int_equal(n, 3 + 6 + 20);
+	assert_int_equal(mpt_frame_next(&pos, buf + n, &f), 1);
+	assert_int_equal(f.type, MPT_FRAME_RULES);
+	assert_int_equal(f.u.rules.seq, 77);
+	assert_int_equal(f.u.rules.index, 1);
+	assert_int_equal(f.u.rules.count, 3);
+	assert_memory_equal(f.u.rules.text, text, 20);
+	for (size_t i = 0; i < MPT_ARRAY_SIZE(bad); i++) {
+		buf[0] = MPT_FRAME_RULES;
+		buf[1] = 0;
+		buf[2] = (uint8_t)bad[i].len;
+		memcpy(buf + 3, bad[i].body, bad[i].len);
+		pos = buf;
+		if (mpt_frame_next(&pos, buf + 3 + bad[i].len, &f) != -EBADMSG ||
+		    f.reason != MPT_WIRE_RULES_BAD)
+			fail_msg("%s: not refused", bad[i].what);
+	}
+	/* too long a fragment: neither written nor read */
+	in.len = MPT_RULES_FRAG_MAX + 1;
+	assert_int_equal(mpt_frame_rules_encode(buf, sizeof(buf), &in), -EINVAL);
+	assert_string_equal(mpt_wire_strerror(MPT_WIRE_RULES_BAD), "rules-bad");
+}
+
+/* A pushed set as text: lines of specs; refusals name the rule and quote the value. */
+static void test_parse_set(void **state)
+{
+	static struct mpt_rule out[4];
+	const char *good = "\nName=a Protocol=udp Scheduler=rr\n  \nName=b DSCP=46 "
+			   "Scheduler=minrtt";
+	char err[320];
+	unsigned n;
+
+	assert_int_equal(mpt_rule_parse_set(good, strlen(good), out, 4, &n, err,
+					    sizeof(err)), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(out[1].name, "b");
+	assert_int_equal(mpt_rule_parse_set("Name=a Scheduler=rr\nName=a Scheduler=rr", 39,
+					    out, 4, &n, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'a' twice"));
+	assert_int_equal(mpt_rule_parse_set("Name=a Scheduler=rr\nName=b Scheduler=zz", 39,
+					    out, 4, &n, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "rule 2: Scheduler: 'zz'"));
+	assert_int_equal(mpt_rule_parse_set("Name=a Peer=x Scheduler=rr", 26, out, 4, &n, err,
+					    sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'x'"));
+	assert_int_equal(mpt_rule_parse_set("Name=a Scheduler=rr\nName=b Scheduler=rr", 39,
+					    out, 1, &n, err, sizeof(err)), -EINVAL);
+	assert_int_equal(mpt_rule_parse_set("", 0, out, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 0);
+}
+
+/* The UE's side of RULES: fragments in any order make the set; a set it cannot use is
+ * refused and the pushed rules stay; a fresh start forgets them. (The harness has no
+ * path to send acknowledgments on: only the state is checked.) */
+static void frag(struct mpt_session *s, uint32_t seq, uint8_t index, uint8_t count,
+		 const char *text, size_t off, size_t len)
+{
+	struct mpt_rules_frag f = { .seq = seq, .index = index, .count = count,
+				    .text = (const uint8_t *)text + off, .len = (uint16_t)len };
+
+	mpt_rules_on_frame(s, &s->paths[0], &f, 5000);
+}
+
+static void test_push_ue(void **state)
+{
+	const char *set = "Name=voip Protocol=udp DestinationPort=5060 Scheduler=minrtt\n"
+			  "Name=ping Protocol=icmp Scheduler=rr\n";
+	const char *bad = "Name=x Scheduler=nosuch\n";
+	size_t half = strlen(set) / 2;
+	struct harness h;
+	struct mpt_session *s;
+	struct mpt_pkt_info info;
+
+	h_init(&h, 1, "rr", MPT_ROLE_UE);
+	s = &h.d->sessions[0];
+	frag(s, 9, 1, 2, set, half, strlen(set) - half);	/* the second one first */
+	assert_int_equal(s->rules->pushed.n, 0);
+	frag(s, 9, 1, 2, set, half, strlen(set) - half);	/* a copy: no harm */
+	frag(s, 9, 0, 2, set, 0, half);
+	assert_int_equal(s->rules->pushed.n, 2);
+	assert_int_equal(s->rules->push.seq, 9);
+	assert_string_equal(s->rules->pushed.r[1].rule.name, "ping");
+	/* the UE's uplink follows them, after its own rules */
+	add_rule(&h, "Name=own Protocol=udp DestinationPort=5060 Scheduler=cpf", 0);
+	send_udp(&h, s, "198.51.100.1", 5060, 0, &info);
+	assert_int_equal(h.d->rules.r[0].st.pkts, 1);
+	assert_int_equal(mpt_ruleset_del(&h.d->rules, "own", NULL, 0), 0);
+	send_udp(&h, s, "198.51.100.1", 5060, 0, &info);
+	assert_int_equal(s->rules->pushed.r[0].st.pkts, 1);
+	/* a set naming a scheduler the UE lacks: refused, the rules stay */
+	frag(s, 10, 0, 1, bad, 0, strlen(bad));
+	assert_int_equal(s->rules->push.seq, 10);	/* acknowledged all the same */
+	assert_int_equal(s->rules->pushed.n, 2);
+	/* an empty set clears them */
+	frag(s, 11, 0, 1, "", 0, 0);
+	assert_int_equal(s->rules->pushed.n, 0);
+	/* a fresh start forgets a pushed set */
+	frag(s, 12, 0, 1, set, 0, strlen(set));
+	assert_int_equal(s->rules->pushed.n, 2);
+	mpt_rules_push_restart(s);
+	assert_int_equal(s->rules->pushed.n, 0);
+	assert_int_equal(s->rules->push.seq, 0);
+	/* acknowledgments are the anchor's business: a UE ignores them */
+	{
+		struct mpt_rules_frag ack = { .seq = 12 };
+
+		mpt_rules_on_frame(s, &s->paths[0], &ack, 6000);
+		assert_int_equal(s->rules->pushed.n, 0);
+	}
+	h_free(&h);
+}
+
+/* The anchor's side: it owes a UE its rules until acknowledged; a peer without rules
+ * is owed nothing; an acknowledgment of another set number does not count. */
+static void test_push_anchor(void **state)
+{
+	struct harness h;
+	struct mpt_session *s;
+	struct mpt_rules_frag ack = { 0 };
+
+	h_init(&h, 2, "rr", MPT_ROLE_ANCHOR);
+	h.d->cfg.probe_interval_ns = 100 * MPT_NSEC_PER_MSEC;
+	s = &h.d->sessions[0];
+	mpt_rules_push_tick(s, 1000);
+	assert_null(s->rules);				/* no rules: no state at all */
+	add_rule(&h, "Name=other Peer=laptop Scheduler=rr", 0);
+	mpt_rules_push_tick(s, 2000);
+	assert_non_null(s->rules);
+	assert_int_equal(s->rules->push.acked, h.d->rules.gen);	/* nothing to tell */
+	assert_false(s->rules->push.told);
+	add_rule(&h, "Name=mine Peer=phone Scheduler=rr", 0);
+	mpt_rules_push_tick(s, 3000);
+	assert_true(s->rules->push.told);
+	assert_true(s->rules->push.acked != h.d->rules.gen);	/* owed */
+	ack.seq = h.d->rules.gen + 1;
+	mpt_rules_on_frame(s, &s->paths[0], &ack, 4000);
+	assert_true(s->rules->push.acked != h.d->rules.gen);	/* another set */
+	ack.seq = h.d->rules.gen;
+	mpt_rules_on_frame(s, &s->paths[0], &ack, 4000);
+	assert_int_equal(s->rules->push.acked, h.d->rules.gen);
+	/* its rule goes: the UE is owed an empty set */
+	assert_int_equal(mpt_ruleset_del(&h.d->rules, "mine", NULL, 0), 0);
+	mpt_rules_push_tick(s, 200 * MPT_NSEC_PER_MSEC);
+	assert_true(s->rules->push.acked != h.d->rules.gen);
+	h_free(&h);
+}
+
+/* One control request through the parser and the daemon's rule handler. */
+static int ctl(struct harness *h, const char *text, struct mpt_ctl_out *out)
+{
+	static struct mpt_ctl_req req;
+	char err[160];
+	size_t used;
+	int rc = mpt_ctl_parse(text, strlen(text), &req, &used, err, sizeof(err));
+
+	mpt_ctl_out_reset(out);
+	if (rc < 0) {
+		mpt_ctl_outf(out, "message=%s", err);
+		return rc;
+	}
+	return mpt_ctl_rules_cmd(h->d, &req, out);
+}
+
+static void test_ctl_rule(void **state)
+{
+	struct harness h;
+	struct mpt_ctl_out out;
+
+	h_init(&h, 1, "rr", MPT_ROLE_UE);
+	mpt_ctl_out_init(&out, 1 << 16);
+	assert_int_equal(ctl(&h, "cmd=rule\nop=add\nname=voip\nr.protocol=udp\n"
+			     "r.destinationport=5060\nr.scheduler=minrtt\n\n", &out), 0);
+	assert_int_equal(ctl(&h, "cmd=rule\nop=add\npos=0\nname=first\nr.scheduler=acpf\n"
+			     "r.min_frac=0.25\n\n", &out), 0);
+	assert_int_equal(h.d->rules.n, 2);
+	assert_string_equal(h.d->rules.r[0].rule.name, "first");
+	assert_int_equal(ctl(&h, "cmd=rule_list\n\n", &out), 0);
+	assert_non_null(strstr(out.buf, "rule.0.spec=Name=first Scheduler=acpf min_frac=0.25\n"));
+	assert_non_null(strstr(out.buf, "rule.1.spec=Name=voip Protocol=udp "
+			       "DestinationPort=5060 Scheduler=minrtt\n"));
+	/* bad rules: refused, the value quoted, nothing changed */
+	assert_int_equal(ctl(&h, "cmd=rule\nop=add\nname=x\nr.protocol=ufo\n"
+			     "r.scheduler=rr\n\n", &out), -EINVAL);
+	assert_non_null(strstr(out.buf, "'ufo'"));
+	assert_int_equal(ctl(&h, "cmd=rule\nop=add\nname=x\nr.scheduler=acpf\n"
+			     "r.min_frac=9\n\n", &out), -EINVAL);
+	assert_non_null(strstr(out.buf, "'9'"));
+	assert_int_equal(ctl(&h, "cmd=rule\nop=add\nname=voip\nr.scheduler=rr\n\n", &out),
+			 -EEXIST);
+	assert_int_equal(ctl(&h, "cmd=rule\nop=add\nname=p\nr.peer=phone\nr.scheduler=rr"
+			     "\n\n", &out), -EINVAL);	/* a UE's rule names no peer */
+	assert_int_equal(ctl(&h, "cmd=rule\nop=zap\nname=voip\n\n", &out), -EINVAL);
+	assert_non_null(strstr(out.buf, "'zap'"));
+	assert_int_equal(ctl(&h, "cmd=rule\n\n", &out), -EINVAL);	/* op= required */
+	assert_int_equal(h.d->rules.n, 2);
+	/* move, delete */
+	assert_int_equal(ctl(&h, "cmd=rule\nop=move\nname=first\npos=1\n\n", &out), 0);
+	assert_string_equal(h.d->rules.r[1].rule.name, "first");
+	assert_int_equal(ctl(&h, "cmd=rule\nop=del\nname=first\n\n", &out), 0);
+	assert_int_equal(ctl(&h, "cmd=rule\nop=del\nname=first\n\n", &out), -ENOENT);
+	assert_non_null(strstr(out.buf, "'first'"));
+	assert_int_equal(h.d->rules.n, 1);
+	/* statistics in the dump, by vocabulary keys */
+	mpt_ctl_out_reset(&out);
+	mpt_ctl_rules_dump(&out, h.d);
+	assert_non_null(strstr(out.buf, "rule.0.name=voip\n"));
+	assert_non_null(strstr(out.buf, "rule_default.pkts=0\n"));
+	assert_non_null(mpt_ctl_key_find("rule.0.path_bytes.1"));
+	assert_non_null(mpt_ctl_key_find("pushed_rule.3.drop_pkts"));
+	assert_non_null(mpt_ctl_key_find("rule_default.queue_pkts"));
+	mpt_ctl_out_free(&out);
+	h_free(&h);
+}
+
+/* The rules' statistics in Prometheus: a rule label, per-path counters with a path
+ * label, the name and scheduler as an info metric. */
+static void test_prometheus(void **state)
+{
+	struct ctl_kvl kv = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(ctl_kvl_add(&kv, "rule.0.name", "voip"), 0);
+	assert_int_equal(ctl_kvl_add(&kv, "rule.0.scheduler", "minrtt"), 0);
+	assert_int_equal(ctl_kvl_add(&kv, "rule.0.pkts", "5"), 0);
+	assert_int_equal(ctl_kvl_add(&kv, "rule.0.path_pkts.1", "3"), 0);
+	assert_int_equal(ctl_kvl_add(&kv, "rule_default.pkts", "7"), 0);
+	assert_int_equal(ctl_backend_prom.dump(f, &kv), 0);
+	fclose(f);
+	if (!strstr(buf, "mptund_rule_pkts_total{rule=\"0\"} 5\n") ||
+	    !strstr(buf, "mptund_rule_path_pkts_total{rule=\"0\",path=\"1\"} 3\n") ||
+	    !strstr(buf, "mptund_rule_default_pkts_total 7\n") ||
+	    !strstr(buf, "name=\"voip\"") || !strstr(buf, "# TYPE mptund_rule_pkts_total counter"))
+		fail_msg("Prometheus output:\n%s", buf);
+	free(buf);
+	ctl_kvl_free(&kv);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_prefix_bits),
+		cmocka_unit_test(test_spec),
+		cmocka_unit_test(test_ruleset_ops),
+		cmocka_unit_test(test_flow_cache_invalidation),
+		cmocka_unit_test(test_lazy_instances),
+		cmocka_unit_test(test_queues_do_not_block),
+		cmocka_unit_test(test_delete_keeps_packets),
+		cmocka_unit_test(test_queue_limit),
+		cmocka_unit_test(test_ctl_rule),
+		cmocka_unit_test(test_rules_frame),
+		cmocka_unit_test(test_parse_set),
+		cmocka_unit_test(test_push_ue),
+		cmocka_unit_test(test_push_anchor),
+		cmocka_unit_test(test_prometheus),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
