@@ -9,6 +9,7 @@
 
 #include "log.h"
 #include "session.h"
+#include "session_rules.h"
 
 #define DRAIN_MAX 8
 
@@ -37,20 +38,43 @@ int mpt_sched_event_format(const struct mpt_sched_event *e,
 	return snprintf(buf, len, "event %u on %s", e->kind, name);
 }
 
-void mpt_session_sched_events(struct mpt_session *s)
+/* Drain one scheduler instance's events; label names a rule's instance ("" for the
+ * session's own scheduler). */
+static void drain(struct mpt_session *s, const struct mpt_sched_ops *ops, void *priv,
+		  const char *label)
 {
 	struct mpt_sched_event ev[DRAIN_MAX];
 	unsigned n;
 
-	if (!s->sched || !s->sched->drain_events)
+	if (!ops || !ops->drain_events)
 		return;
 	do {
-		n = s->sched->drain_events(s->sched_priv, ev, DRAIN_MAX);
+		n = ops->drain_events(priv, ev, DRAIN_MAX);
 		for (unsigned i = 0; i < n; i++) {
 			mpt_sched_event_format(&ev[i], s->views, s->npaths, s->sched_event,
 					       sizeof(s->sched_event));
 			s->st.sched_events++;
-			log_info("%s: %s: %s", s->name, s->sched->name, s->sched_event);
+			log_info("%s: %s%s%s: %s", s->name, label, *label ? " " : "", ops->name,
+				 s->sched_event);
 		}
 	} while (n == DRAIN_MAX);
+}
+
+void mpt_session_sched_events(struct mpt_session *s)
+{
+	struct mpt_srules *rl = s->rules;
+	char label[MPT_NAME_LEN + 8];
+
+	drain(s, s->sched, s->sched_priv, "");
+	if (!rl)
+		return;
+	for (unsigned i = 0; i < rl->nslots; i++) {	/* the rules' own instances */
+		struct mpt_rinst *in = rl->inst[i];
+
+		if (!in || !in->ops->drain_events)
+			continue;
+		snprintf(label, sizeof(label), "rule %s:",
+			 rl->slot[i] ? rl->slot[i]->rule.name : "?");
+		drain(s, in->ops, in->priv, label);
+	}
 }
