@@ -97,6 +97,8 @@ enum mpt_frame_type {
 	MPT_FRAME_ACK_FREQUENCY	= 5,	/* how often the peer should ACK a path */
 	MPT_FRAME_PATH_STATUS	= 6,	/* the UE takes a path out of or into use */
 	MPT_FRAME_RULES		= 7,	/* anchor -> UE: steering rules; UE -> anchor: ack */
+	MPT_FRAME_DATA_UNORDERED = 8,	/* as DATA, but numbered in a space of its own and
+					 * delivered at once (a rule with Ordered = no) */
 };
 #define MPT_FRAME_HDR_LEN	3
 #define MPT_FRAME_MAX_BODY	65535
@@ -301,6 +303,9 @@ void mpt_wire_nonce(uint8_t nonce[MPT_WIRE_NONCE_LEN], uint8_t path_id, uint64_t
  */
 int mpt_frame_data_encode(uint8_t *buf, size_t cap, uint64_t dsn, const uint8_t *pkt,
 			  size_t pkt_len);
+/* The same body under another type: MPT_FRAME_DATA or MPT_FRAME_DATA_UNORDERED. */
+int mpt_frame_data_encode_as(uint8_t *buf, size_t cap, uint8_t type, uint64_t dsn,
+			     const uint8_t *pkt, size_t pkt_len);
 int mpt_frame_ack_encode(uint8_t *buf, size_t cap, const struct mpt_ack_info *ack);
 int mpt_frame_probe_encode(uint8_t *buf, size_t cap, const struct mpt_probe *p);
 int mpt_frame_probe_ack_encode(uint8_t *buf, size_t cap, uint32_t id, uint64_t timestamp);

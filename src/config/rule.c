@@ -23,6 +23,7 @@ enum rule_key {
 	RK_SPORT,
 	RK_DSCP,
 	RK_SCHED,
+	RK_ORDERED,
 	RK_MAX,
 };
 
@@ -36,6 +37,7 @@ static const char *const rule_keys[RK_MAX] = {
 	[RK_SPORT] = "SourcePort",
 	[RK_DSCP] = "DSCP",
 	[RK_SCHED] = "Scheduler",
+	[RK_ORDERED] = "Ordered",
 };
 
 static const struct {
@@ -231,6 +233,24 @@ static int set_param(struct mpt_rule *r, const char *key, const char *value, cha
 	return 0;
 }
 
+static int set_ordered(struct mpt_rule *r, const char *value, char *err, size_t errlen)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	for (size_t i = 0; i < MPT_ARRAY_SIZE(yes); i++) {
+		if (strcasecmp(value, yes[i]) == 0) {
+			r->unordered = false;
+			return 0;
+		}
+		if (strcasecmp(value, no[i]) == 0) {
+			r->unordered = true;
+			return 0;
+		}
+	}
+	FAIL("Ordered: '%s' is not yes or no", value);
+}
+
 int mpt_rule_set(struct mpt_rule *r, const char *key, const char *value, char *err,
 		 size_t errlen)
 {
@@ -258,6 +278,8 @@ int mpt_rule_set(struct mpt_rule *r, const char *key, const char *value, char *e
 		return set_ports(r->sport, &r->nsport, "SourcePort", value, err, errlen);
 	case RK_DSCP:
 		return set_dscp(&r->dscp, value, err, errlen);
+	case RK_ORDERED:
+		return set_ordered(r, value, err, errlen);
 	case RK_SCHED:
 		if (!mpt_sched_find(value))
 			FAIL("Scheduler: '%s' is not a scheduler (mptund-ctl sched list)",
@@ -476,7 +498,8 @@ int mpt_rule_format(const struct mpt_rule *r, char *buf, size_t len)
 	     put_ranges(buf, len, &used, " DestinationPort=", r->dport, r->ndport) &&
 	     put_ranges(buf, len, &used, " SourcePort=", r->sport, r->nsport) &&
 	     put_dscp(buf, len, &used, r->dscp) &&
-	     put(buf, len, &used, " Scheduler=%s", r->sched);
+	     put(buf, len, &used, " Scheduler=%s", r->sched) &&
+	     (!r->unordered || put(buf, len, &used, " Ordered=no"));
 	for (unsigned i = 0; ok && i < r->nparams; i++)
 		ok = put(buf, len, &used, " %s=%s", r->params[i].name, r->params[i].value);
 	return ok ? (int)used : -ENOSPC;

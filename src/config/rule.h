@@ -46,6 +46,8 @@ struct mpt_rule {
 	int16_t proto;			/* MPT_RULE_PROTO_ANY, 0..255, MPT_RULE_PROTO_ICMP */
 	uint64_t dscp;			/* bit d set: DSCP d matches; 0 = any */
 	char sched[MPT_NAME_LEN];	/* a scheduler of the registry */
+	bool unordered;			/* Ordered = no: delivered at once, past the
+					 * ordered traffic's holes (DATA_UNORDERED) */
 	struct mpt_override params[MPT_RULE_MAX_PARAMS];
 	unsigned nparams;
 	int line;			/* config line of [Rule]; 0 elsewhere */
@@ -66,7 +68,7 @@ void mpt_rule_init(struct mpt_rule *r);
 
 /*
  * Set one key (case-insensitive: Name, Peer, Destination, Source, Protocol,
- * DestinationPort, SourcePort, DSCP, Scheduler; any other key is a tunable of the
+ * DestinationPort, SourcePort, DSCP, Scheduler, Ordered; any other key is a tunable of the
  * scheduler, checked by mpt_rule_check). List keys add to what is there. Returns 0 or
  * -EINVAL with "Key: 'value' ..." in err, quoting the value.
  */

@@ -66,6 +66,7 @@ int mpt_session_init(struct mpt_session *s, struct mpt_daemon *d, unsigned idx,
 	snprintf(s->name, sizeof(s->name), "%s", peer->name);
 	mpt_rng_seed(&s->rng, mpt_rng_u64(&d->rng));
 	s->next_dsn = mpt_rng_u64(&s->rng) >> 16;	/* restarts look like a jump */
+	s->next_udsn = 1;		/* replay.h: 0 is "nothing seen yet" */
 	s->hs_fresh = true;		/* UE: the first handshake starts afresh */
 	/* one X25519 per peer at start saves one per init (a low-order key: computed
 	 * per init, and failing, as before) */
@@ -142,6 +143,8 @@ void mpt_session_free(struct mpt_session *s)
 		if (s->paths[i].rec.ring)
 			mpt_path_free(&s->paths[i], &d->pool);
 	mpt_reorder_free(&s->reorder);	/* hands held packets to the TUN */
+	free(s->uwin);
+	s->uwin = NULL;
 	keyslot_clear(&s->cur);
 	keyslot_clear(&s->prev);
 	keyslot_clear(&s->next);
@@ -189,6 +192,8 @@ void mpt_session_restart(struct mpt_session *s, uint64_t now)
 			mpt_path_restart(&s->paths[i], &d->pool, now);
 	mpt_pktq_purge(&s->rtxq, &d->pool);
 	mpt_reorder_flush(&s->reorder);
+	if (s->uwin)
+		mpt_replay_init(s->uwin);	/* the peer numbers afresh too */
 	mpt_rules_push_restart(s);
 	keyslot_clear(&s->cur);
 	keyslot_clear(&s->prev);

@@ -77,6 +77,9 @@ struct mpt_session_stats {
 	uint64_t ptb_soft;			/* the same for packets sent on larger paths */
 	uint64_t mss_clamped;			/* TCP SYNs whose MSS was lowered */
 	uint64_t sched_events;			/* scheduler events (session_steer.c) */
+	uint64_t unordered_rx;			/* DATA_UNORDERED delivered at once */
+	uint64_t unordered_dup;			/* DATA_UNORDERED dropped: seen before, or
+						 * older than the window */
 };
 
 struct mpt_session {
@@ -107,6 +110,9 @@ struct mpt_session {
 	struct mpt_pktq squeue;
 	struct mpt_pktq rtxq;			/* lost packets to re-send, ahead of squeue */
 	uint64_t next_dsn;
+	uint64_t next_udsn;		/* the unordered space (rules with Ordered = no) */
+	struct mpt_replay *uwin;	/* receiver: unordered numbers seen; NULL until
+					 * the first DATA_UNORDERED */
 	struct mpt_standing standing;	/* does squeue stand (standing.h) */
 	struct mpt_srules *rules;	/* steering rules (session_rules.h); NULL: none */
 

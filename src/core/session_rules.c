@@ -230,6 +230,7 @@ struct server {
 	void *priv;
 	uint64_t *next_tick;
 	struct mpt_rule_stats *st;
+	bool unordered;			/* the rule's Ordered = no */
 };
 
 static bool server_of(struct mpt_session *s, struct mpt_srules *rl, unsigned i,
@@ -239,14 +240,14 @@ static bool server_of(struct mpt_session *s, struct mpt_srules *rl, unsigned i,
 
 	if (i == 0) {
 		*sv = (struct server){ &rl->dq, s->sched, s->sched_priv, &s->next_tick_ns,
-				       &s->d->rules.dflt };
+				       &s->d->rules.dflt, false };
 		return rl->dq.head != NULL;
 	}
 	in = rl->inst[i - 1];
 	if (!in || !in->q.head)
 		return false;
 	*sv = (struct server){ &in->q, in->ops, in->priv, &in->next_tick_ns,
-			       &rl->slot[i - 1]->st };
+			       &rl->slot[i - 1]->st, rl->slot[i - 1]->rule.unordered };
 	return true;
 }
 
@@ -282,7 +283,12 @@ static bool serve_one(struct mpt_session *s, struct mpt_srules *rl, struct serve
 	}
 	mpt_pktq_pop(sv->q);
 	rl->queued--;
-	pkt->dsn = s->next_dsn++;
+	if (sv->unordered) {		/* Ordered = no: its own numbers, no holes */
+		pkt->unordered = true;
+		pkt->dsn = s->next_udsn++;
+	} else {
+		pkt->dsn = s->next_dsn++;
+	}
 	sv->st->copies += (unsigned)__builtin_popcount(mask) - 1;
 	for (uint32_t m = mask; m; m &= m - 1) {
 		unsigned i = (unsigned)__builtin_ctz(m);

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon.h"
@@ -116,6 +117,29 @@ static bool source_allowed(const struct mpt_session *s, const uint8_t *pkt, size
 	return false;
 }
 
+/* A packet of a rule with Ordered = no: to the TUN at once, past any hole of the
+ * ordered space; copies (redundant scheduling, repairs) dropped by a window over its
+ * own numbers, as the replay window does for packet numbers (mptund-proto(7)). */
+static void deliver_unordered(struct mpt_session *s, struct mpt_pkt *pkt)
+{
+	if (!s->uwin) {
+		s->uwin = malloc(sizeof(*s->uwin));
+		if (!s->uwin) {
+			s->st.unordered_dup++;
+			mpt_pkt_put(&s->d->pool, pkt);
+			return;
+		}
+		mpt_replay_init(s->uwin);
+	}
+	if (mpt_replay_update(s->uwin, pkt->dsn) < 0) {
+		s->st.unordered_dup++;
+		mpt_pkt_put(&s->d->pool, pkt);
+		return;
+	}
+	s->st.unordered_rx++;
+	mpt_tun_deliver(s, pkt->dsn, pkt, pkt->len, MPT_REORDER_LATE);
+}
+
 static void on_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt **pktp,
 		    const struct mpt_frame *f, uint64_t now)
 {
@@ -142,6 +166,10 @@ static void on_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt **
 	if (!source_allowed(s, pkt->data, pkt->len)) {
 		s->st.spoofed++;
 		mpt_pkt_put(&d->pool, pkt);
+		return;
+	}
+	if (f->type == MPT_FRAME_DATA_UNORDERED) {
+		deliver_unordered(s, pkt);
 		return;
 	}
 	if (mpt_reorder_insert(&s->reorder, pkt->dsn, pkt, pkt->len, now) < 0)
@@ -207,6 +235,7 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 	while ((ret = mpt_frame_next(&pos, end, &f)) == 1) {
 		switch (f.type) {
 		case MPT_FRAME_DATA:
+		case MPT_FRAME_DATA_UNORDERED:
 			eliciting = true;
 			on_data(s, path, &buf, &f, now);
 			break;

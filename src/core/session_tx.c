@@ -127,8 +127,9 @@ static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt 
 
 	/* nothing larger than the path carries: the piggybacked ACK must fit too */
 	cap = MPT_MIN(cap, (size_t)mpt_path_max_datagram(p));
-	ret = mpt_frame_data_encode(buf + MPT_WIRE_HDR_LEN, cap - MPT_WIRE_HDR_LEN, pkt->dsn,
-				    pkt->data, pkt->len);
+	ret = mpt_frame_data_encode_as(buf + MPT_WIRE_HDR_LEN, cap - MPT_WIRE_HDR_LEN,
+				       pkt->unordered ? MPT_FRAME_DATA_UNORDERED : MPT_FRAME_DATA,
+				       pkt->dsn, pkt->data, pkt->len);
 	if (ret < 0) {
 		mpt_pkt_put(&d->pool, pkt);
 		return;

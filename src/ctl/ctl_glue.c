@@ -175,6 +175,10 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 	mpt_ctl_outf(out, "session.%u.mss_clamp_bytes=%u", si, s->clamp_mtu);
 	mpt_ctl_outf(out, "session.%u.mss_clamped=%llu", si,
 		     (unsigned long long)s->st.mss_clamped);
+	mpt_ctl_outf(out, "session.%u.unordered_rx_pkts=%llu", si,
+		     (unsigned long long)s->st.unordered_rx);
+	mpt_ctl_outf(out, "session.%u.unordered_dup_pkts=%llu", si,
+		     (unsigned long long)s->st.unordered_dup);
 	mpt_ctl_outf(out, "session.%u.fresh_starts=%llu", si,
 		     (unsigned long long)s->st.fresh_starts);
 	mpt_ctl_outf(out, "session.%u.handshakes=%llu", si, (unsigned long long)s->st.handshakes);

@@ -161,6 +161,12 @@ static int frame_room(size_t cap, size_t body)
 int mpt_frame_data_encode(uint8_t *buf, size_t cap, uint64_t dsn, const uint8_t *pkt,
 			  size_t pkt_len)
 {
+	return mpt_frame_data_encode_as(buf, cap, MPT_FRAME_DATA, dsn, pkt, pkt_len);
+}
+
+int mpt_frame_data_encode_as(uint8_t *buf, size_t cap, uint8_t type, uint64_t dsn,
+			     const uint8_t *pkt, size_t pkt_len)
+{
 	size_t body = MPT_DATA_HDR_LEN + pkt_len;
 	uint8_t *dst = buf + MPT_FRAME_HDR_LEN + MPT_DATA_OFF_PACKET;
 	int err = frame_room(cap, body);
@@ -169,7 +175,9 @@ int mpt_frame_data_encode(uint8_t *buf, size_t cap, uint64_t dsn, const uint8_t 
 		return err;
 	if (pkt != dst)
 		memmove(dst, pkt, pkt_len);
-	put_frame_hdr(buf, MPT_FRAME_DATA, body);
+	if (type != MPT_FRAME_DATA && type != MPT_FRAME_DATA_UNORDERED)
+		return -EINVAL;
+	put_frame_hdr(buf, type, body);
 	mpt_put_u64(buf + MPT_FRAME_HDR_LEN + MPT_DATA_OFF_DSN, dsn);
 	return (int)(MPT_FRAME_HDR_LEN + body);
 }
@@ -472,6 +480,7 @@ int mpt_frame_next(const uint8_t **pos, const uint8_t *end, struct mpt_frame *f)
 		why = MPT_WIRE_OK;
 		break;
 	case MPT_FRAME_DATA:
+	case MPT_FRAME_DATA_UNORDERED:
 		why = decode_data(f);
 		break;
 	case MPT_FRAME_ACK:

@@ -29,6 +29,8 @@ struct mpt_pkt {
 	uint64_t sent_ns;		/* first sent (retransmissions keep it) */
 	uint8_t rtx;			/* times re-sent after a loss */
 	uint8_t path;			/* path id of the latest send */
+	bool unordered;			/* dsn is of the unordered space: sent as
+					 * DATA_UNORDERED, delivered at once */
 	struct mpt_pkt_meta meta;
 	uint8_t buf[];			/* headroom + up to pool->mtu + tailroom */
 };
@@ -73,6 +75,7 @@ static inline struct mpt_pkt *mpt_pkt_alloc(struct mpt_pkt_pool *pool)
 	p->data = p->buf + MPT_PKT_HEADROOM;
 	p->len = 0;
 	p->rtx = 0;
+	p->unordered = false;
 	return p;
 }
 

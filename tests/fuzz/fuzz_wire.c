@@ -27,8 +27,9 @@ static void reencode(const struct mpt_frame *f, const uint8_t *start)
 
 	switch (f->type) {
 	case MPT_FRAME_DATA:
-		n = mpt_frame_data_encode(out, sizeof(out), f->u.data.dsn, f->u.data.pkt,
-					  f->u.data.pkt_len);
+	case MPT_FRAME_DATA_UNORDERED:
+		n = mpt_frame_data_encode_as(out, sizeof(out), f->type, f->u.data.dsn,
+					     f->u.data.pkt, f->u.data.pkt_len);
 		break;
 	case MPT_FRAME_ACK:
 		n = mpt_frame_ack_encode(out, sizeof(out), &f->u.ack);

@@ -258,6 +258,7 @@ static void test_spec(void **state)
 		{ "Name=x junk Scheduler=rr", "'junk'" },
 		{ "Name=x Protocol=icmp DestinationPort=1 Scheduler=rr", "'icmp'" },
 		{ "Name=waytoolongarulename Scheduler=rr", "'waytoolongarulename'" },
+		{ "Name=x Scheduler=rr Ordered=maybe", "'maybe'" },
 	};
 	const char *spec = "Name=v Peer=phone Destination=198.51.100.0/24,2001:db8::/48 "
 			   "Source=10.7.0.2/32 Protocol=udp DestinationPort=5060,10000-20000 "
@@ -269,6 +270,12 @@ static void test_spec(void **state)
 	assert_string_equal(out, spec);
 	again = parse_ok(out);
 	assert_true(mpt_rule_equal(&r, &again));
+	/* Ordered=no prints (and parses back); the default yes is not printed */
+	r = parse_ok("Name=voice Protocol=udp Scheduler=redundant Ordered=no");
+	assert_true(r.unordered);
+	assert_true(mpt_rule_format(&r, out, sizeof(out)) > 0);
+	assert_string_equal(out, "Name=voice Protocol=udp Scheduler=redundant Ordered=no");
+	assert_false(parse_ok("Name=v Scheduler=rr Ordered=yes").unordered);
 	for (size_t i = 0; i < MPT_ARRAY_SIZE(bad); i++) {
 		struct mpt_rule x;
 
@@ -461,6 +468,46 @@ static void test_queues_do_not_block(void **state)
 	mpt_rules_schedule(s, &ctx, 0x3, 1500, 3000);
 	assert_int_equal(s->rules->queued, 0);
 	assert_int_equal(s->next_dsn - dsn0, 30);
+	h_free(&h);
+}
+
+/* A rule with Ordered = no numbers its packets in the unordered space (sent as
+ * DATA_UNORDERED): the ordered space keeps no hole for them, and a redundant copy
+ * carries the same number and flag. */
+static void test_unordered_rule(void **state)
+{
+	struct harness h;
+	struct mpt_session *s;
+	struct mpt_sched_ctx ctx;
+	struct mpt_rng rng;
+	uint64_t dsn0, udsn0;
+	unsigned flagged = 0, total = 0;
+
+	h_init(&h, 1, "rr", MPT_ROLE_UE);
+	s = &h.d->sessions[0];
+	add_rule(&h, "Name=voice Protocol=udp DestinationPort=5400 Scheduler=redundant "
+		 "Ordered=no", 99);
+	for (int i = 0; i < 5; i++) {
+		send_udp(&h, s, "198.51.100.1", 5400, 0, NULL);
+		send_udp(&h, s, "198.51.100.1", 3333, 0, NULL);	/* default, ordered */
+	}
+	dsn0 = s->next_dsn;
+	udsn0 = s->next_udsn;
+	views(s, 2, &ctx, &rng);
+	mpt_rules_schedule(s, &ctx, 0x3, 1500, 2000);
+	assert_int_equal(s->rules->queued, 0);
+	assert_int_equal(s->next_dsn - dsn0, 5);	/* only the default rule's */
+	assert_int_equal(s->next_udsn - udsn0, 5);
+	for (unsigned p = 0; p < 2; p++)
+		for (struct mpt_pkt *k = s->paths[p].txq.head; k; k = k->next) {
+			total++;
+			if (k->unordered) {
+				flagged++;
+				assert_true(k->dsn >= udsn0 && k->dsn < udsn0 + 5);
+			}
+		}
+	assert_int_equal(flagged, 10);			/* 5 packets, a copy on each path */
+	assert_int_equal(total, 15);
 	h_free(&h);
 }
 
@@ -778,6 +825,7 @@ int main(void)
 		cmocka_unit_test(test_flow_cache_invalidation),
 		cmocka_unit_test(test_lazy_instances),
 		cmocka_unit_test(test_queues_do_not_block),
+		cmocka_unit_test(test_unordered_rule),
 		cmocka_unit_test(test_delete_keeps_packets),
 		cmocka_unit_test(test_queue_limit),
 		cmocka_unit_test(test_ctl_rule),

@@ -133,6 +133,22 @@ static void test_frames_round_trip(void **state)
 	assert_int_equal(n, 20);
 	off += (size_t)n;
 	end = buf + off;
+	{	/* DATA_UNORDERED: DATA's body under type 8; no other type is taken */
+		uint8_t u[64], ip[40];
+		const uint8_t *up = u;
+		struct mpt_frame uf;
+
+		fake_ipv4(ip, sizeof(ip));
+		assert_int_equal(mpt_frame_data_encode_as(u, sizeof(u), MPT_FRAME_PROBE, 1,
+							  ip, sizeof(ip)), -EINVAL);
+		n = mpt_frame_data_encode_as(u, sizeof(u), MPT_FRAME_DATA_UNORDERED, 7, ip,
+					     sizeof(ip));
+		assert_int_equal(n, MPT_FRAME_HDR_LEN + MPT_DATA_HDR_LEN + sizeof(ip));
+		assert_int_equal(mpt_frame_next(&up, u + n, &uf), 1);
+		assert_int_equal(uf.type, MPT_FRAME_DATA_UNORDERED);
+		assert_true(uf.u.data.dsn == 7);
+		assert_int_equal(uf.u.data.pkt_len, sizeof(ip));
+	}
 
 	assert_int_equal(mpt_frame_next(&pos, end, &f), 1);
 	assert_int_equal(f.type, MPT_FRAME_DATA);
