@@ -163,6 +163,8 @@ enum mpt_ctl_kind {
 	X("session.#.mss_clamp_bytes", GAUGE, "inner MTU TCP SYNs are clamped to (0: none)") \
 	X("session.#.mss_clamped", COUNTER, "TCP SYNs whose MSS option was lowered") \
 	X("session.#.fresh_starts", COUNTER, "transport restarted for a restarted or silent peer") \
+	X("session.#.keys_expired", COUNTER, \
+	  "keypairs wiped at their hard lifetime (RejectAfterTime/Messages)") \
 	X("session.#.handshakes", COUNTER, "handshakes completed") \
 	X("session.#.sched_switches", COUNTER, "scheduler changes at run time") \
 	X("session.#.drop.*", COUNTER, "packets dropped on receive, by reason") \
@@ -176,8 +178,13 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.downs", COUNTER, "times the path was declared down") \
 	X("session.#.path.#.dead_by_data", COUNTER, "times declared down: data unacknowledged for 1.5 PTO") \
 	X("session.#.path.#.send_errors", COUNTER, "sends the kernel refused") \
-	X("session.#.path.#.rebinds", COUNTER, "endpoint moves to a new source address") \
-	X("session.#.path.#.rebinds_refused", COUNTER, "new source addresses not followed") \
+	X("session.#.path.#.rebinds", COUNTER, "endpoint moves to a validated new address") \
+	X("session.#.path.#.rebinds_refused", COUNTER, \
+	  "packets from a new address not followed (older packet number)") \
+	X("session.#.path.#.rebind_challenges", COUNTER, \
+	  "address-validation challenges sent to a candidate address") \
+	X("session.#.path.#.rebind_amp_limited", COUNTER, \
+	  "challenges held back by the 3x anti-amplification limit") \
 	X("session.#.path.#.gso_sends", COUNTER, "runs of datagrams sent as one UDP GSO send")
 
 struct mpt_ctl_key {

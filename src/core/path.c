@@ -165,6 +165,7 @@ void mpt_path_restart(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t no
 	p->next_pn = 1;
 	p->alive = false;
 	p->next_probe_ns = now;
+	mpt_pathval_reset(&p->pv);
 }
 
 void mpt_path_fill_view(const struct mpt_path *p, struct mpt_path_view *v, uint32_t mtu)

@@ -25,6 +25,7 @@
 #include "acktrack.h"
 #include "config.h"
 #include "pacer.h"
+#include "pathval.h"
 #include "pkt.h"
 #include "plpmtud.h"
 #include "recovery.h"
@@ -41,9 +42,11 @@ struct mpt_path_stats {
 	uint64_t ack_errors;		/* ACKs of numbers never sent */
 	uint64_t ptos;			/* probe timeouts fired */
 	uint64_t downs, ups;		/* liveness transitions */
-	uint64_t rebinds;		/* endpoint changed (NAT rebinding) */
-	uint64_t rebinds_refused;	/* new address not followed: an older packet
-					 * number, or the UE's configured anchor */
+	uint64_t rebinds;		/* endpoint moved to a validated address */
+	uint64_t rebinds_refused;	/* packets from a new address not followed: an
+					 * older packet number (pathval.h) */
+	uint64_t rebind_challenges;	/* challenges sent to a candidate address */
+	uint64_t rebind_amp_limited;	/* challenges held back: 3x the bytes received */
 	uint64_t txq_drops;		/* dropped from the pacer queue (path went down) */
 	uint64_t dead_by_data;		/* declared down: data unacknowledged too long */
 	uint64_t gso_sends;		/* runs sent as one UDP GSO datagram */
@@ -65,6 +68,7 @@ struct mpt_path {
 	int fd;				/* UE: own socket; anchor: the listen socket */
 	struct sockaddr_storage remote;
 	socklen_t remote_len;
+	struct mpt_pathval pv;		/* a new address under validation */
 
 	/* liveness */
 	bool link_ok;			/* device up and addressed (netmon) */

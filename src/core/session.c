@@ -120,9 +120,22 @@ fail_priv:
 
 static void keyslot_clear(struct mpt_keyslot *ks)
 {
-	mpt_aead_free(&ks->tx);
-	mpt_aead_free(&ks->rx);
-	memset(ks, 0, sizeof(*ks));
+	mpt_keyslot_wipe(ks);
+}
+
+/* Wipe the keyslots past their hard lifetime (keyslot.h); the UE's timer then
+ * handshakes for a new one if it has none. */
+void mpt_session_expire_keys(struct mpt_session *s, uint64_t now)
+{
+	struct mpt_keyslot *slots[] = { &s->cur, &s->prev, &s->next };
+
+	for (unsigned i = 0; i < 3; i++) {
+		if (!slots[i]->valid || !mpt_keyslot_expired(slots[i], now))
+			continue;
+		mpt_keyslot_wipe(slots[i]);
+		s->st.keys_expired++;
+		log_info("%s: a keypair reached its hard lifetime: wiped", s->name);
+	}
 }
 
 void mpt_session_free(struct mpt_session *s)
@@ -371,8 +384,12 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now)
 		if (s->cur.valid && !s->hs.pending && s->last_auth_rx_ns)
 			at = earliest(at, s->last_auth_rx_ns + mpt_session_silent_ns(cfg));
 		if (s->cur.valid && !s->hs.pending)
-			at = earliest(at, s->cur.created_ns + cfg->rekey_after_ns);
+			at = earliest(at, s->cur.created_ns + MPT_MIN(cfg->rekey_after_ns,
+							MPT_REKEY_AFTER_TIME_MAX_NS));
 	}
+	at = earliest(at, mpt_keyslot_deadline(&s->cur));
+	at = earliest(at, mpt_keyslot_deadline(&s->prev));
+	at = earliest(at, mpt_keyslot_deadline(&s->next));
 	if (!at && cfg->role == MPT_ROLE_ANCHOR && !s->npaths) {
 		/* a peer not connected: nothing to time until it handshakes (1,000
 		 * configured peers must not mean 1,000 wake-ups a second) */

@@ -191,23 +191,9 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 		if (h->path_id >= s->npaths)
 			s->npaths = h->path_id + 1u;
 	}
-	if (path->remote_len != fromlen || memcmp(&path->remote, from, fromlen) != 0) {
-		/*
-		 * Authenticated packet from a new address: NAT rebinding or a path
-		 * joining. Followed only on the anchor, and only for the newest packet
-		 * number of the path: a copy an on-path observer races ahead of a
-		 * packet already received cannot move it. The UE keeps the anchor
-		 * address it was configured with.
-		 */
-		if (!path->remote_len || (newest && s->d->cfg.role == MPT_ROLE_ANCHOR)) {
-			if (path->remote_len)
-				path->st.rebinds++;
-			memcpy(&path->remote, from, fromlen);
-			path->remote_len = fromlen;
-		} else {
-			path->st.rebinds_refused++;
-		}
-	}
+	if (path->remote_len != fromlen || memcmp(&path->remote, from, fromlen) != 0)
+		mpt_session_new_address(s, path, from, fromlen,
+					len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN, newest, now);
 	path->st.rx_pkts++;
 	path->st.rx_bytes += len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN;
 
@@ -230,6 +216,8 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 		case MPT_FRAME_PROBE_ACK:
 			/* a round trip on this path: it works both ways */
 			mpt_session_heard(s, path, now);
+			mpt_session_pathval_response(s, path, from, fromlen,
+						     f.u.probe_ack.timestamp);
 			mpt_plpmtud_on_probe_ack(&path->pmtu, f.u.probe_ack.id, now);
 			break;
 		case MPT_FRAME_ACK_FREQUENCY:

@@ -102,6 +102,10 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	mpt_ctl_outf(out, "%s.rebinds=%llu", pre, (unsigned long long)p->st.rebinds);
 	mpt_ctl_outf(out, "%s.rebinds_refused=%llu", pre,
 		     (unsigned long long)p->st.rebinds_refused);
+	mpt_ctl_outf(out, "%s.rebind_challenges=%llu", pre,
+		     (unsigned long long)p->st.rebind_challenges);
+	mpt_ctl_outf(out, "%s.rebind_amp_limited=%llu", pre,
+		     (unsigned long long)p->st.rebind_amp_limited);
 	mpt_ctl_outf(out, "%s.gso_sends=%llu", pre, (unsigned long long)p->st.gso_sends);
 	for (size_t k = 0; k < p->cc_ops->nstats; k++) {
 		const struct mpt_stat *st = &p->cc_ops->stats[k];
@@ -153,6 +157,8 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 		     (unsigned long long)s->st.mss_clamped);
 	mpt_ctl_outf(out, "session.%u.fresh_starts=%llu", si,
 		     (unsigned long long)s->st.fresh_starts);
+	mpt_ctl_outf(out, "session.%u.keys_expired=%llu", si,
+		     (unsigned long long)s->st.keys_expired);
 	mpt_ctl_outf(out, "session.%u.handshakes=%llu", si, (unsigned long long)s->st.handshakes);
 	mpt_ctl_outf(out, "session.%u.rekeys=%llu", si, (unsigned long long)s->st.rekeys);
 	mpt_ctl_outf(out, "session.%u.sched_switches=%llu", si,

@@ -81,9 +81,9 @@ static void rx_transport(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, 
 		s->st.drops[MPT_WIRE_REPLAY]++;
 		goto put;
 	}
-	n = mpt_aead_open_packet(&ks->rx, buf, len);
+	n = mpt_keyslot_open(ks, buf, len, now);
 	if (n < 0) {
-		s->st.drops[MPT_WIRE_DECRYPT]++;
+		s->st.drops[n == -EKEYEXPIRED ? MPT_WIRE_KEY_EXPIRED : MPT_WIRE_DECRYPT]++;
 		goto put;
 	}
 	newest = h.pn >= ks->replay[h.path_id].next;	/* next: highest + 1 */
