@@ -105,14 +105,16 @@ static void on_probe_info(struct mpt_session *s, struct mpt_path *p,
 	}
 }
 
-/* Anchor: the inner source must be one of the UE's AllowedIPs (no spoofing). */
+/* The inner source must be one of the peer's AllowedIPs (no spoofing): on the anchor
+ * the UE's prefixes (always set); on the UE the sources it accepts from the anchor,
+ * when it lists any. */
 static bool source_allowed(const struct mpt_session *s, const uint8_t *pkt, size_t len)
 {
 	const struct mpt_peer_config *peer = s->peer;
 	int family;
 	const void *src;
 
-	if (s->d->cfg.role != MPT_ROLE_ANCHOR || peer->nallowed == 0)
+	if (peer->nallowed == 0)
 		return true;
 	if (len >= 20 && (pkt[0] >> 4) == 4) {
 		family = AF_INET;

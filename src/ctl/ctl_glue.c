@@ -35,6 +35,22 @@ static const char *path_state(const struct mpt_path *p)
 	return p->remote_len ? "probing" : "down";
 }
 
+/* The path's remaining counters (every field of struct mpt_path_stats is exported:
+ * tests/integration/test_drop_reasons.sh checks). */
+static void dump_path_more(struct mpt_ctl_out *out, const char *pre, const struct mpt_path *p)
+{
+	const struct mpt_path_stats *st = &p->st;
+
+	mpt_ctl_outf(out, "%s.tx_datagrams=%llu", pre, (unsigned long long)st->tx_pkts);
+	mpt_ctl_outf(out, "%s.tx_datagram_bytes=%llu", pre, (unsigned long long)st->tx_bytes);
+	mpt_ctl_outf(out, "%s.acks_rx=%llu", pre, (unsigned long long)st->acks_rx);
+	mpt_ctl_outf(out, "%s.probes_tx=%llu", pre, (unsigned long long)st->probes_tx);
+	mpt_ctl_outf(out, "%s.probes_rx=%llu", pre, (unsigned long long)st->probes_rx);
+	mpt_ctl_outf(out, "%s.ups=%llu", pre, (unsigned long long)st->ups);
+	mpt_ctl_outf(out, "%s.ack_frequency_rx=%llu", pre, (unsigned long long)st->ackf_rx);
+	mpt_ctl_outf(out, "%s.txq_drop_pkts=%llu", pre, (unsigned long long)st->txq_drops);
+}
+
 static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 		      const struct mpt_path *p, uint64_t now)
 {
@@ -99,6 +115,7 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	mpt_ctl_outf(out, "%s.downs=%llu", pre, (unsigned long long)p->st.downs);
 	mpt_ctl_outf(out, "%s.dead_by_data=%llu", pre, (unsigned long long)p->st.dead_by_data);
 	mpt_ctl_outf(out, "%s.send_errors=%llu", pre, (unsigned long long)p->st.send_errors);
+	mpt_ctl_outf(out, "%s.ack_errors=%llu", pre, (unsigned long long)p->st.ack_errors);
 	mpt_ctl_outf(out, "%s.rebinds=%llu", pre, (unsigned long long)p->st.rebinds);
 	mpt_ctl_outf(out, "%s.rebinds_refused=%llu", pre,
 		     (unsigned long long)p->st.rebinds_refused);
@@ -107,6 +124,7 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	mpt_ctl_outf(out, "%s.rebind_amp_limited=%llu", pre,
 		     (unsigned long long)p->st.rebind_amp_limited);
 	mpt_ctl_outf(out, "%s.gso_sends=%llu", pre, (unsigned long long)p->st.gso_sends);
+	dump_path_more(out, pre, p);
 	for (size_t k = 0; k < p->cc_ops->nstats; k++) {
 		const struct mpt_stat *st = &p->cc_ops->stats[k];
 
@@ -116,9 +134,35 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	}
 }
 
-static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, uint64_t now)
+/* The session's reorder buffer. */
+static void dump_reorder(struct mpt_ctl_out *out, const struct mpt_session *s)
 {
 	const struct mpt_reorder_stats *rs = &s->reorder.st;
+	unsigned si = s->idx;
+
+	mpt_ctl_outf(out, "session.%u.reorder.buffered_pkts=%u", si, s->reorder.nheld);
+	mpt_ctl_outf(out, "session.%u.reorder.timeout_us=%llu", si,
+		     (unsigned long long)us(s->reorder.hold_ns));
+	mpt_ctl_outf(out, "session.%u.reorder.held=%llu", si, (unsigned long long)rs->held);
+	mpt_ctl_outf(out, "session.%u.reorder.released_inorder=%llu", si,
+		     (unsigned long long)rs->in_order);
+	mpt_ctl_outf(out, "session.%u.reorder.released_timeout=%llu", si,
+		     (unsigned long long)rs->timeout);
+	mpt_ctl_outf(out, "session.%u.reorder.released_overflow=%llu", si,
+		     (unsigned long long)rs->overflow);
+	mpt_ctl_outf(out, "session.%u.reorder.late=%llu", si, (unsigned long long)rs->late);
+	mpt_ctl_outf(out, "session.%u.reorder.duplicates=%llu", si,
+		     (unsigned long long)rs->duplicate);
+	mpt_ctl_outf(out, "session.%u.reorder.flushed=%llu", si, (unsigned long long)rs->flushed);
+	mpt_ctl_outf(out, "session.%u.reorder.stale_drops=%llu", si,
+		     (unsigned long long)rs->stale);
+	mpt_ctl_outf(out, "session.%u.reorder.holes_skipped=%llu", si,
+		     (unsigned long long)rs->holes_skipped);
+	mpt_ctl_outf(out, "session.%u.reorder.resyncs=%llu", si, (unsigned long long)rs->resyncs);
+}
+
+static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, uint64_t now)
+{
 	unsigned si = s->idx;
 
 	mpt_ctl_outf(out, "session.%u.peer=%s", si, s->name);
@@ -167,19 +211,10 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 		if (s->st.drops[r])
 			mpt_ctl_outf(out, "session.%u.drop.%s=%llu", si, mpt_wire_strerror(r),
 				     (unsigned long long)s->st.drops[r]);
-	mpt_ctl_outf(out, "session.%u.reorder.buffered_pkts=%u", si, s->reorder.nheld);
-	mpt_ctl_outf(out, "session.%u.reorder.timeout_us=%llu", si,
-		     (unsigned long long)us(s->reorder.hold_ns));
-	mpt_ctl_outf(out, "session.%u.reorder.held=%llu", si, (unsigned long long)rs->held);
-	mpt_ctl_outf(out, "session.%u.reorder.released_inorder=%llu", si,
-		     (unsigned long long)rs->in_order);
-	mpt_ctl_outf(out, "session.%u.reorder.released_timeout=%llu", si,
-		     (unsigned long long)rs->timeout);
-	mpt_ctl_outf(out, "session.%u.reorder.released_overflow=%llu", si,
-		     (unsigned long long)rs->overflow);
-	mpt_ctl_outf(out, "session.%u.reorder.late=%llu", si, (unsigned long long)rs->late);
-	mpt_ctl_outf(out, "session.%u.reorder.duplicates=%llu", si,
-		     (unsigned long long)rs->duplicate);
+	dump_reorder(out, s);
+	mpt_ctl_outf(out, "session.%u.copies=%llu", si, (unsigned long long)s->st.copies);
+	mpt_ctl_outf(out, "session.%u.tun_write_errors=%llu", si,
+		     (unsigned long long)s->st.tun_write_errors);
 	for (unsigned i = 0; i < s->npaths; i++)
 		mpt_ctl_outf(out, "session.%u.path.%u.picks=%llu", si, i,
 			     (unsigned long long)s->st.picks[i]);
@@ -188,6 +223,19 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 	for (unsigned i = 0; i < s->npaths; i++)
 		if (s->paths[i].used)
 			dump_path(out, s, &s->paths[i], now);
+}
+
+/* Every drop reason, zero or not: before a session was found plus in every session. */
+static void dump_dropped(struct mpt_ctl_out *out, const struct mpt_daemon *d)
+{
+	for (int r = 1; r < MPT_WIRE_REASON_COUNT; r++) {
+		uint64_t n = d->st.drops[r];
+
+		for (unsigned i = 0; i < d->nsessions; i++)
+			n += d->sessions[i].st.drops[r];
+		mpt_ctl_outf(out, "daemon.dropped.%s=%llu", mpt_wire_strerror(r),
+			     (unsigned long long)n);
+	}
 }
 
 static int h_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
@@ -245,7 +293,13 @@ static int h_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
 		if (d->st.drops[r])
 			mpt_ctl_outf(out, "daemon.drop.%s=%llu", mpt_wire_strerror(r),
 				     (unsigned long long)d->st.drops[r]);
+	dump_dropped(out, d);
 	mpt_ctl_outf(out, "daemon.rx_truncated_pkts=%llu", (unsigned long long)d->st.truncated);
+	mpt_ctl_outf(out, "daemon.rx_datagrams=%llu", (unsigned long long)d->st.rx_datagrams);
+	mpt_ctl_outf(out, "daemon.drop_tun_bad_pkts=%llu",
+		     (unsigned long long)d->st.tun_bad_packet);
+	mpt_ctl_outf(out, "daemon.reloads=%llu", (unsigned long long)d->st.reloads);
+	mpt_ctl_outf(out, "daemon.reload_errors=%llu", (unsigned long long)d->st.reload_errors);
 	mpt_ctl_outf(out, "daemon.pool_free=%u", mpt_pkt_pool_avail(&d->pool));
 	mpt_ctl_outf(out, "daemon.icmp_errors=%llu", (unsigned long long)d->st.icmp_errors);
 	mpt_ctl_outf(out, "daemon.pool_exhausted=%llu",
