@@ -76,6 +76,7 @@ struct mpt_session {
 	uint32_t hs_tries;
 	bool hs_fresh;					/* UE: the next init says fresh */
 	uint64_t established_ns;
+	uint32_t idx_reg[4];		/* receiver indices in d->idxmap (rxindex.c) */
 	uint64_t last_auth_rx_ns;			/* latest authenticated packet */
 
 	/* scheduling */

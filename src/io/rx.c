@@ -42,12 +42,10 @@ static void drop(struct mpt_daemon *d, int reason, uint64_t now)
 static struct mpt_session *session_by_index(struct mpt_daemon *d, uint32_t index,
 					    struct mpt_keyslot **ks)
 {
-	unsigned idx = index & 0xffff;
-	struct mpt_session *s;
+	struct mpt_session *s = mpt_daemon_session_by_index(d, index);
 
-	if (idx >= d->nsessions)
+	if (!s)
 		return NULL;
-	s = &d->sessions[idx];
 	*ks = mpt_session_keyslot(s, index);
 	return *ks ? s : NULL;
 }
