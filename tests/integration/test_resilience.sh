@@ -211,10 +211,15 @@ kill -9 "$UE_PID"; wait "$UE_PID" 2>/dev/null
 kill "$IPERF" 2>/dev/null; wait "$IPERF" 2>/dev/null
 UE_PID=$(start_daemon $NS_UE "$TMP/ue.conf" ue3)
 back=$(ping_back_ms 5)
-ip netns exec $NS_UE iperf3 -c 10.2.0.2 -t 3 -C cubic -J > "$TMP/up-after.json" 2>&1
+# (another server: the first still waits for the killed client it cannot hear)
+ip netns exec $NS_SRV iperf3 -s -p 5211 -D -I "$TMP/iperf2.pid" >/dev/null 2>&1
+sleep 0.3
+PIDS+=("$(cat "$TMP/iperf2.pid")")
+ip netns exec $NS_UE iperf3 -c 10.2.0.2 -p 5211 -t 3 -C cubic -J > "$TMP/up-after.json" 2>&1
 up=$(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
 print('%.2f' % (d['end']['sum_received']['bits_per_second'] / 1e6))" "$TMP/up-after.json" \
 	2>/dev/null || echo 0)
+[ "$up" = 0 ] && log "iperf3: $(grep -m1 '"error"' "$TMP/up-after.json")"
 dlv=$(( $(ctl ue session.0.path.0.delivered_pkts) + $(ctl ue session.0.path.1.delivered_pkts) ))
 ackerr=$(( $(ctl ue session.0.path.0.ack_errors) + $(ctl ue session.0.path.1.ack_errors) ))
 log "UE SIGKILL under an uplink flow + restart: traffic back ${back} ms, then TCP uplink" \

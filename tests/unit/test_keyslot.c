@@ -70,6 +70,7 @@ static void test_reject_after_time(void **state)
 	assert_int_equal(mpt_keyslot_seal(&a, (uint8_t[64]){ 0 }, 1, NULL, 64, T0),
 			 -ENOTCONN);
 	/* the receiver refuses a packet sealed in time once its own clock is past */
+	mpt_keyslot_wipe(&b);
 	pair(&a, &b, MPT_CIPHER_CHACHA20_POLY1305);
 	{
 		struct mpt_hdr h = { .type = MPT_MSG_TRANSPORT, .pn = 7 };
