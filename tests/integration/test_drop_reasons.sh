@@ -9,7 +9,8 @@
 # is not exported fails here:
 #  - the drop reasons: the names in src/proto/wire.c's reason table, each exported as
 #    daemon.dropped.<reason> (stats) and mptund_daemon_dropped_<reason>_total
-#    (metrics), on both daemons;
+#    (metrics), on both daemons, and a drop the test provokes (a 1-byte datagram:
+#    "short") is counted there;
 #  - the counters: every field of struct mpt_daemon_stats, mpt_session_stats,
 #    mpt_path_stats and mpt_reorder_stats is read by src/ctl/ctl_glue.c, and every
 #    key the daemons print for them has a metric.
@@ -27,8 +28,9 @@ start_daemon $NS_AN "$TMP/anchor.conf" anchor >/dev/null
 start_daemon $NS_UE "$TMP/ue.conf" ue >/dev/null
 check "UE reaches the server through the tunnel" wait_ping $NS_UE 10.2.0.2 10
 
+# (MPT_WIRE_OK, "ok", is no drop)
 reasons=$(sed -n '/reason_names\[MPT_WIRE_REASON_COUNT\]/,/^};/p' "$SRC/src/proto/wire.c" |
-	grep -oE '= "[a-z0-9-]+"' | cut -d'"' -f2)
+	grep -v 'MPT_WIRE_OK\]' | grep -oE '= "[a-z0-9-]+"' | cut -d'"' -f2)
 n=$(echo "$reasons" | wc -w)
 check "the reason table of wire.c lists reasons ($n)" [ "$n" -ge 30 ]
 for who in anchor ue; do
@@ -43,6 +45,14 @@ for who in anchor ue; do
 	check "$who: every drop reason in stats (missing:${miss_s:- none})" [ -z "$miss_s" ]
 	check "$who: every drop reason in metrics (missing:${miss_m:- none})" [ -z "$miss_m" ]
 done
+
+# a drop provoked: a 1-byte datagram to the anchor is "short"
+before=$(awk '$1 == "daemon.dropped.short" { print $2 }' "$TMP/anchor.stats")
+ip netns exec $NS_UE bash -c 'printf a > /dev/udp/10.1.1.1/5555'
+sleep 0.3
+after=$("$MPTCTL" -s "$TMP/anchor.sock" stats | awk '$1 == "daemon.dropped.short" { print $2 }')
+check "a 1-byte datagram is counted as dropped.short ($before -> $after)" \
+	[ "${after:-0}" -eq $((${before:-0} + 1)) ]
 
 # the counters of the stats structs
 missing=
