@@ -13,6 +13,9 @@
 # 2. NAT rebinding: the NAT's source port changes mid-flow. The anchor validates the new
 #    port (one challenge, one round trip) and moves there; the ping's outage is
 #    measured (10 ms pings) and must stay within ~one RTT plus the validation.
+# 3. The anchor's side moves (the NAT answers from LISTEN_PORT + 1 from then on): the
+#    UE validates the new address the same way before it leaves its configured
+#    Endpoint, and traffic goes on.
 . "$(dirname "$0")/lib.sh"
 require_root
 NAT_PID=
@@ -85,4 +88,26 @@ check "the outage stayed within 100 ms ($lost pings of 10 ms lost)" [ "$lost" -l
 check "no ping took over 100 ms (${maxrtt:-?} ms)" \
 	awk -v m="${maxrtt:-1000}" 'BEGIN { exit !(m <= 100) }'
 check "traffic flows on after the rebinding" wait_ping $NS_UE 10.2.0.2 3
+
+# 3. the anchor's address moves, as the UE sees it
+ue_p1() {
+	"$MPTCTL" -s "$TMP/ue.sock" --json stats | /usr/bin/python3 -c '
+import json, sys
+p = [p for p in json.load(sys.stdin)["session"][0]["path"] if p["name"] == "p1"][0]
+print(p[sys.argv[1]])' "$1"
+}
+ue_port() { ue_p1 remote | sed 's/.*://'; }
+check "the UE's endpoint of p1 is its configured one ($(ue_p1 remote))" [ "$(ue_port)" = 6000 ]
+kill -HUP $NAT_PID
+sleep 0.5
+ip netns exec $NS_UE ping -c 20 -i 0.05 -q 10.2.0.2 > "$TMP/ping-move" 2>&1
+loss=$(grep -oE '[0-9.]+% packet loss' "$TMP/ping-move" | cut -d% -f1)
+aport=$(nat anchor_port)
+log "the anchor answers from 10.1.1.1:$aport: the UE's endpoint $(ue_p1 remote)," \
+	"rebinds $(ue_p1 rebinds), challenges $(ue_p1 rebind_challenges), ping loss ${loss:-?}%"
+check "the UE moved to the anchor's new address after validating it ($(ue_p1 remote))" \
+	[ "$(ue_port)" = "$aport" -a "$aport" = 6001 ]
+check "one validated move on the UE ($(ue_p1 rebinds) rebinds, $(ue_p1 rebind_challenges) challenges)" \
+	[ "$(ue_p1 rebinds)" -eq 1 -a "$(ue_p1 rebind_challenges)" -ge 1 ]
+check "traffic flows on (${loss:-?}% loss)" awk -v l="${loss:-100}" 'BEGIN { exit !(l <= 5) }'
 finish

@@ -12,6 +12,9 @@ socket of its own (an ephemeral port, like a NAT's), and the anchor's answers ba
            is held back DELAY_MS, so the copy always wins the race. What comes back to
            the attacker socket is counted and dropped: an observer cannot answer a
            challenge it cannot read.
+  SIGHUP   the anchor's side moves: a new listening socket (LISTEN_PORT + 1, then + 2,
+           ...) sends the anchor's datagrams to the UE from then on; every listening
+           socket still takes the UE's (as a multi-homed anchor would).
 
 STATE_FILE is rewritten on every change and every second: main_port= atk_port=
 atk_tx_bytes= atk_rx_bytes= rebound_ns= (CLOCK_MONOTONIC of the last rebinding)."""
@@ -32,6 +35,7 @@ def main():
     delay = int(delay_ms) / 1000.0
     lsock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     lsock.bind((lip, int(lport)))
+    lsocks = [lsock]
     st = {"main": None, "atk": None, "ue": None, "race": False, "atk_tx": 0, "atk_rx": 0,
           "rebound_ns": 0, "flags": []}
     sel = selectors.DefaultSelector()
@@ -49,9 +53,10 @@ def main():
     def write_state():
         with open(state + ".tmp", "w") as f:
             f.write("main_port=%d atk_port=%d atk_tx_bytes=%d atk_rx_bytes=%d "
-                    "rebound_ns=%d race=%d\n" % (
+                    "rebound_ns=%d race=%d anchor_port=%d\n" % (
                         st["main"].getsockname()[1], st["atk"].getsockname()[1],
-                        st["atk_tx"], st["atk_rx"], st["rebound_ns"], int(st["race"])))
+                        st["atk_tx"], st["atk_rx"], st["rebound_ns"], int(st["race"]),
+                        lsocks[-1].getsockname()[1]))
         os.replace(state + ".tmp", state)
 
     new_sock("main")
@@ -60,6 +65,7 @@ def main():
     sel.register(lsock, selectors.EVENT_READ, "listen")
     signal.signal(signal.SIGUSR1, lambda *_: st["flags"].append("rebind"))
     signal.signal(signal.SIGUSR2, lambda *_: st["flags"].append("race"))
+    signal.signal(signal.SIGHUP, lambda *_: st["flags"].append("move"))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     held = []   # (due, seq, bytes): originals held back while racing
     seq = 0
@@ -72,6 +78,12 @@ def main():
                 st["rebound_ns"] = time.monotonic_ns()
             elif fl == "race":
                 st["race"] = not st["race"]
+            elif fl == "move":
+                lsock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                lsock.bind((lip, int(lport) + len(lsocks)))
+                lsock.setblocking(False)
+                lsocks.append(lsock)
+                sel.register(lsock, selectors.EVENT_READ, "listen")
             elif fl == "stop":
                 write_state()
                 return
@@ -102,7 +114,7 @@ def main():
                     st["main"].sendto(data, up)
             elif key.data == "main":
                 if st["ue"]:
-                    lsock.sendto(data, st["ue"])
+                    lsocks[-1].sendto(data, st["ue"])
             else:
                 st["atk_rx"] += len(data)
         if time.monotonic() - last_write > 1.0:
