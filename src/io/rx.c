@@ -80,8 +80,13 @@ static void rx_transport(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, 
 		goto put;
 	}
 	n = mpt_keyslot_open(ks, buf, len, now);
+	if (n == -EKEYEXPIRED) {
+		s->st.keys_expired++;		/* the keyslot is wiped now */
+		s->st.drops[MPT_WIRE_KEY_EXPIRED]++;
+		goto put;
+	}
 	if (n < 0) {
-		s->st.drops[n == -EKEYEXPIRED ? MPT_WIRE_KEY_EXPIRED : MPT_WIRE_DECRYPT]++;
+		s->st.drops[MPT_WIRE_DECRYPT]++;
 		goto put;
 	}
 	newest = h.pn >= ks->replay[h.path_id].next;	/* next: highest + 1 */
