@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Session life cycle: set-up and teardown, keypairs, the scheduler instance (and
- * switching it live), the scheduler queue, and the session timer.
+ * switching it live), the scheduler queue, the session timer's callback and the
+ * flush of the sessions a batch of events touched. The top of the session files
+ * (src/README.md): the loop's files call in here, this calls the files below.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -123,21 +125,6 @@ static void keyslot_clear(struct mpt_keyslot *ks)
 	mpt_keyslot_wipe(ks);
 }
 
-/* Wipe the keyslots past their hard lifetime (keyslot.h); the UE's timer then
- * handshakes for a new one if it has none. */
-void mpt_session_expire_keys(struct mpt_session *s, uint64_t now)
-{
-	struct mpt_keyslot *slots[] = { &s->cur, &s->prev, &s->next };
-
-	for (unsigned i = 0; i < 3; i++) {
-		if (!slots[i]->valid || !mpt_keyslot_expired(slots[i], now))
-			continue;
-		mpt_keyslot_wipe(slots[i]);
-		s->st.keys_expired++;
-		log_info("%s: a keypair reached its hard lifetime: wiped", s->name);
-	}
-}
-
 void mpt_session_free(struct mpt_session *s)
 {
 	struct mpt_daemon *d = s->d;
@@ -157,33 +144,6 @@ void mpt_session_free(struct mpt_session *s)
 	free(s->sched_priv);
 	s->sched_priv = NULL;
 	explicit_bzero(&s->hs, sizeof(s->hs));
-}
-
-void mpt_session_refresh_views(struct mpt_session *s)
-{
-	uint32_t clamp = UINT32_MAX;
-
-	for (unsigned i = 0; i < s->npaths; i++) {
-		const struct mpt_path *p = &s->paths[i];
-
-		mpt_path_fill_view(p, &s->views[i], s->d->inner_mtu);
-		/* the MSS clamp follows the smallest usable path whose size is known */
-		if (s->views[i].up && p->pmtu.state >= MPT_PMTU_COMPLETE)
-			clamp = MPT_MIN(clamp, s->views[i].mtu);
-	}
-	s->clamp_mtu = clamp < s->d->pool.mtu ? clamp : 0;
-}
-
-void mpt_session_sched_ctx(struct mpt_session *s, struct mpt_sched_ctx *ctx, uint64_t now)
-{
-	mpt_session_refresh_views(s);
-	ctx->paths = s->views;
-	ctx->npaths = s->npaths;
-	ctx->now = now;
-	ctx->queue_pkts = s->squeue.pkts;
-	ctx->queue_bytes = s->squeue.bytes;
-	ctx->standing = s->standing.on;
-	ctx->rng = &s->rng;
 }
 
 int mpt_session_set_sched(struct mpt_session *s, const struct mpt_sched_ops *ops,
@@ -344,64 +304,18 @@ void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now)
 	mpt_daemon_mark(d, s);
 }
 
-static uint64_t earliest(uint64_t a, uint64_t b)
+void mpt_daemon_flush_dirty(struct mpt_daemon *d, uint64_t now)
 {
-	if (!a)
-		return b;
-	if (!b)
-		return a;
-	return a < b ? a : b;
-}
+	for (int rounds = 0; d->dirty && rounds < 4; rounds++) {
+		struct mpt_session *list = d->dirty;
 
-void mpt_session_arm(struct mpt_session *s, uint64_t now)
-{
-	const struct mpt_config *cfg = &s->d->cfg;
-	uint64_t at = 0;
+		d->dirty = NULL;
+		while (list) {
+			struct mpt_session *s = list;
 
-	for (unsigned i = 0; i < s->npaths; i++) {
-		struct mpt_path *p = &s->paths[i];
-
-		if (!p->used)
-			continue;
-		if (p->txq.head)
-			at = earliest(at, mpt_pacer_release_time(&p->pacer, p->cc.pacing_rate,
-								  now));
-		at = earliest(at, mpt_acktrack_deadline(&p->ackt));
-		at = earliest(at, mpt_recovery_loss_deadline(&p->rec));
-		at = earliest(at, p->pto_at);
-		at = earliest(at, p->next_probe_ns);
-		at = earliest(at, mpt_session_dead_deadline(p));
-		if (p->alive)
-			at = earliest(at, mpt_plpmtud_deadline(&p->pmtu));
+			list = s->dirty_next;
+			s->dirty = false;
+			mpt_session_flush(s, now);
+		}
 	}
-	at = earliest(at, mpt_reorder_next_deadline(&s->reorder));
-	if (s->rtxq.head)		/* waiting for room: a slow retry in case nothing else */
-		at = earliest(at, now + 10 * MPT_NSEC_PER_MSEC);
-	if (s->squeue.head && s->sched->tick)
-		at = earliest(at, s->next_tick_ns);
-	if (cfg->role == MPT_ROLE_UE) {
-		at = earliest(at, s->hs_next_ns);
-		if (s->cur.valid && !s->hs.pending && s->last_auth_rx_ns)
-			at = earliest(at, s->last_auth_rx_ns + mpt_session_silent_ns(cfg));
-		if (s->cur.valid && !s->hs.pending)
-			at = earliest(at, s->cur.created_ns + MPT_MIN(cfg->rekey_after_ns,
-							MPT_REKEY_AFTER_TIME_MAX_NS));
-	}
-	at = earliest(at, mpt_keyslot_deadline(&s->cur));
-	at = earliest(at, mpt_keyslot_deadline(&s->prev));
-	at = earliest(at, mpt_keyslot_deadline(&s->next));
-	if (!at && cfg->role == MPT_ROLE_ANCHOR && !s->npaths) {
-		/* a peer not connected: nothing to time until it handshakes (1,000
-		 * configured peers must not mean 1,000 wake-ups a second) */
-		ev_timer_stop(s->d->loop, &s->timer);
-		return;
-	}
-	if (!at)
-		at = now + MPT_NSEC_PER_SEC;	/* nothing pending: a slow heartbeat */
-	if (ev_is_active(&s->timer) && at == s->timer_at)
-		return;
-	s->timer_at = at;
-	ev_timer_stop(s->d->loop, &s->timer);
-	ev_timer_set(&s->timer, at > now ? (double)(at - now) / 1e9 : 0.0, 0.0);
-	ev_timer_start(s->d->loop, &s->timer);
 }

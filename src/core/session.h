@@ -31,6 +31,17 @@
 #include "standing.h"
 
 struct mpt_daemon;
+struct mpt_session;
+
+/* Upward news from a session to its owner, the daemon (which sets them: struct
+ * mpt_daemon's session_ops): a session never calls into the files above it
+ * (src/README.md). Both required. */
+struct mpt_session_ops {
+	/* UE: a handshake initiation is due (first, retry, rekey, a fresh start) */
+	void (*handshake_due)(struct mpt_session *s, uint64_t now);
+	/* path p went up or down */
+	void (*path_state)(struct mpt_session *s, struct mpt_path *p);
+};
 
 struct mpt_session_stats {
 	uint64_t tun_rx_pkts, tun_rx_bytes;	/* entered the scheduler queue */
@@ -145,7 +156,7 @@ struct mpt_keyslot *mpt_session_confirm(struct mpt_session *s, struct mpt_keyslo
 					uint64_t now);
 bool mpt_session_established(const struct mpt_session *s);
 
-/* Wipe keyslots past their hard lifetime (from the session timer). */
+/* Wipe keyslots past their hard lifetime (session_timer.c, from the session timer). */
 void mpt_session_expire_keys(struct mpt_session *s, uint64_t now);
 
 /* Start the session's transport afresh for a restarted peer (MPT_HS_FLAG_FRESH): the
@@ -167,7 +178,7 @@ void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_
 void mpt_session_arm(struct mpt_session *s, uint64_t now);
 void mpt_session_on_timer(struct mpt_session *s, uint64_t now);
 
-/* Internal to session_*.c */
+/* Internal to session_*.c (each file's functions: src/README.md). */
 /* Address validation (session_pathval.c, pathval.h): an authenticated packet of bytes
  * bytes from an address that is not p's endpoint; a PROBE_ACK's echoed token. */
 void mpt_session_new_address(struct mpt_session *s, struct mpt_path *p,
@@ -196,7 +207,7 @@ void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
 void mpt_session_set_alive(struct mpt_session *s, struct mpt_path *p, bool alive,
 			   uint64_t now);
 
-/* Loss recovery and dead paths (session_repair.c). */
+/* Loss recovery and dead paths (session_repair.c; check_dead: session_timer.c). */
 uint64_t mpt_session_hold_ns(const struct mpt_session *s);
 void mpt_session_collect_lost(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 void mpt_session_repair(struct mpt_session *s, struct mpt_path_view *views,
@@ -210,14 +221,15 @@ size_t mpt_session_ackf_append(struct mpt_session *s, struct mpt_path *p, uint8_
 			       size_t room, uint64_t now);
 void mpt_session_on_ackf(struct mpt_session *s, const struct mpt_ack_frequency *a);
 
-/* PATH_STATUS (session_status.c): the UE's paths in or out of use, told to the
- * anchor; append the frames due into a PROBE; apply the UE's on the anchor. */
+/* PATH_STATUS (session_status.c; pstat_append: session_tx.c): the UE's paths in or
+ * out of use, told to the anchor; append the frames due into a PROBE; apply the UE's
+ * on the anchor. */
 size_t mpt_session_pstat_append(struct mpt_session *s, uint8_t *pos, size_t room);
 void mpt_session_status_changed(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 void mpt_session_on_pstat(struct mpt_session *s, const struct mpt_path_status *ps,
 			  uint64_t now);
 
-/* Path MTU (session_pmtu.c). */
+/* Path MTU (session_pmtu.c; pmtu_timer: session_timer.c). */
 #define MPT_PICK_DROPPED	0x80000000u	/* the head packet fit no path: dropped */
 void mpt_session_pmtu_timer(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 int mpt_session_send_mtu_probe(struct mpt_session *s, struct mpt_path *p, uint16_t size,

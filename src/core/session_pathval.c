@@ -8,7 +8,6 @@
 #include <netinet/in.h>
 #include <string.h>
 
-#include "daemon.h"
 #include "log.h"
 #include "session.h"
 #include "sys.h"

@@ -346,6 +346,44 @@ static int h_sched(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out 
 				  s->sched_priv);
 }
 
+/* cc.NAME=VALUE: on every path whose controller has the tunable (checked on a copy
+ * of the controller's state unless apply). */
+static int set_cc_param(struct mpt_session *s, const char *key, const char *val,
+			struct mpt_ctl_out *out, bool apply)
+{
+	const struct mpt_param *p;
+	bool found = false;
+	char err[256];
+	int ret;
+
+	for (unsigned i = 0; i < s->npaths; i++) {
+		struct mpt_path *path = &s->paths[i];
+		struct mpt_cc scc;
+		struct mpt_cc *cc = apply ? &path->cc : &scc;
+
+		p = mpt_param_find(path->cc_ops->params, path->cc_ops->nparams,
+				   key + 3);
+		if (!p || !path->used)
+			continue;
+		found = true;
+		if (!apply)
+			scc = path->cc;
+		ret = mpt_param_parse(p, cc->priv, val, err, sizeof(err));
+		if (ret < 0) {
+			mpt_ctl_outf(out, "message=%s", err);
+			return ret;
+		}
+		if (apply && path->cc_ops->params_changed)
+			path->cc_ops->params_changed(cc);
+	}
+	if (!found) {
+		mpt_ctl_outf(out, "message=no path's congestion controller has a "
+			     "tunable '%s'", key + 3);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 /*
  * Check or apply one "set" request. With apply false nothing changes and every
  * value is checked against scratch copies; with apply true the same steps run on
@@ -391,7 +429,6 @@ static int set_pass(struct mpt_daemon *d, const struct mpt_ctl_req *req,
 		for (unsigned k = 0; k < req->nkv; k++) {
 			const char *key = req->kv[k].key, *val = req->kv[k].val;
 			const struct mpt_param *p;
-			bool found = false;
 
 			if (!strcmp(key, "session") || !strcmp(key, "sched"))
 				continue;
@@ -414,31 +451,9 @@ static int set_pass(struct mpt_daemon *d, const struct mpt_ctl_req *req,
 				mpt_ctl_outf(out, "message=unknown setting '%s'", key);
 				return -ENOENT;
 			}
-			for (unsigned i = 0; i < s->npaths; i++) {
-				struct mpt_path *path = &s->paths[i];
-				struct mpt_cc scc;
-				struct mpt_cc *cc = apply ? &path->cc : &scc;
-
-				p = mpt_param_find(path->cc_ops->params, path->cc_ops->nparams,
-						   key + 3);
-				if (!p || !path->used)
-					continue;
-				found = true;
-				if (!apply)
-					scc = path->cc;
-				ret = mpt_param_parse(p, cc->priv, val, err, sizeof(err));
-				if (ret < 0) {
-					mpt_ctl_outf(out, "message=%s", err);
-					return ret;
-				}
-				if (apply && path->cc_ops->params_changed)
-					path->cc_ops->params_changed(cc);
-			}
-			if (!found) {
-				mpt_ctl_outf(out, "message=no path's congestion controller has a "
-					     "tunable '%s'", key + 3);
-				return -ENOENT;
-			}
+			ret = set_cc_param(s, key, val, out, apply);
+			if (ret < 0)
+				return ret;
 		}
 		if (apply && sched_touched && s->sched->params_changed)
 			s->sched->params_changed(s->sched_priv);
