@@ -207,6 +207,9 @@ int mpt_path_socket_open(const struct mpt_path_config *pc, char *err, size_t err
 int mpt_udp_socket(int family, char *err, size_t errlen);
 /* Send one sealed datagram to the path's peer: 0 or -errno (the caller counts). */
 int mpt_path_sendto(const struct mpt_path *p, const uint8_t *buf, size_t len);
+/* The same to dst instead (a path-validation challenge to a candidate address). */
+int mpt_path_sendto_addr(const struct mpt_path *p, const uint8_t *buf, size_t len,
+			 const struct sockaddr_storage *dst, socklen_t dstlen);
 /* Send the batched data packets of path p (path_tx.c); owner names the session in
  * the log. Packets the path's recovery does not keep go back to pool. */
 void mpt_path_batch_send(struct mpt_path *p, struct mpt_txbatch *b,

@@ -230,7 +230,7 @@ int mpt_session_send_challenge(struct mpt_session *s, struct mpt_path *p, uint64
 	};
 	uint8_t buf[CTRL_BUF];
 	size_t room = sizeof(buf) - MPT_WIRE_HDR_LEN - MPT_WIRE_TAG_LEN;
-	int n, len;
+	int n, len, ret;
 
 	memcpy(pr.name, p->name, sizeof(pr.name));
 	n = mpt_frame_probe_encode(buf + MPT_WIRE_HDR_LEN, room, &pr);
@@ -239,10 +239,10 @@ int mpt_session_send_challenge(struct mpt_session *s, struct mpt_path *p, uint64
 	len = seal(s, p, buf, (size_t)n, buf, sizeof(buf), false, NULL, now);
 	if (len < 0)
 		return len;
-	if (sendto(p->fd, buf, (size_t)len, MSG_DONTWAIT, (const struct sockaddr *)dst,
-		   dstlen) < 0) {
+	ret = mpt_path_sendto_addr(p, buf, (size_t)len, dst, dstlen);
+	if (ret < 0) {
 		p->st.send_errors++;
-		return -errno;
+		return ret;
 	}
 	p->st.tx_pkts++;
 	p->st.tx_bytes += (uint64_t)len;
