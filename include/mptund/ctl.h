@@ -93,6 +93,8 @@ enum mpt_ctl_kind {
 	X("daemon.hs_cookie_replies", COUNTER, "inits answered with a cookie reply (under load)") \
 	X("daemon.drop_cookie_bad_pkts", COUNTER, "cookie replies that did not open or match") \
 	X("daemon.drop.*", COUNTER, "datagrams dropped before a session was found, by reason") \
+	X("daemon.dropped.*", COUNTER, \
+	  "datagrams and frames dropped, by reason, in all (every reason, zero or not)") \
 	X("daemon.rx_truncated_pkts", COUNTER, "datagrams larger than the receive buffers") \
 	X("session.#.peer", INFO, "peer name from the configuration") \
 	X("session.#.state", INFO, "handshake or established") \
@@ -176,6 +178,8 @@ enum mpt_ctl_kind {
 	X("session.#.unordered_rx_pkts", COUNTER, "packets of Ordered = no rules delivered at once") \
 	X("session.#.unordered_dup_pkts", COUNTER, "copies of Ordered = no packets dropped") \
 	X("session.#.fresh_starts", COUNTER, "transport restarted for a restarted or silent peer") \
+	X("session.#.keys_expired", COUNTER, \
+	  "keypairs wiped at their hard lifetime (RejectAfterTime/Messages)") \
 	X("session.#.handshakes", COUNTER, "handshakes completed") \
 	X("session.#.sched_switches", COUNTER, "scheduler changes at run time") \
 	X("session.#.sched_events", COUNTER, "scheduler events: steering thresholds crossed, traffic moved") \
@@ -191,9 +195,35 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.downs", COUNTER, "times the path was declared down") \
 	X("session.#.path.#.dead_by_data", COUNTER, "times declared down: data unacknowledged for 1.5 PTO") \
 	X("session.#.path.#.send_errors", COUNTER, "sends the kernel refused") \
-	X("session.#.path.#.rebinds", COUNTER, "endpoint moves to a new source address") \
-	X("session.#.path.#.rebinds_refused", COUNTER, "new source addresses not followed") \
+	X("session.#.path.#.ack_errors", COUNTER, "ACKs dropped: they name packets never sent") \
+	X("session.#.path.#.rebinds", COUNTER, "endpoint moves to a validated new address") \
+	X("session.#.path.#.rebinds_refused", COUNTER, \
+	  "packets from a new address not followed (older packet number)") \
+	X("session.#.path.#.rebind_challenges", COUNTER, \
+	  "address-validation challenges sent to a candidate address") \
+	X("session.#.path.#.rebind_amp_limited", COUNTER, \
+	  "challenges held back by the 3x anti-amplification limit") \
 	X("session.#.path.#.gso_sends", COUNTER, "runs of datagrams sent as one UDP GSO send") \
+	X("session.#.path.#.tx_datagrams", COUNTER, "datagrams sent on the path (all kinds)") \
+	X("session.#.path.#.tx_datagram_bytes", COUNTER, "bytes of datagrams sent on the path") \
+	X("session.#.path.#.acks_rx", COUNTER, "ACK frames received for the path") \
+	X("session.#.path.#.probes_tx", COUNTER, "PROBEs sent on the path") \
+	X("session.#.path.#.probes_rx", COUNTER, "PROBEs received on the path") \
+	X("session.#.path.#.ups", COUNTER, "times the path came up") \
+	X("session.#.path.#.ack_frequency_rx", COUNTER, "ACK_FREQUENCY requests applied") \
+	X("session.#.path.#.txq_drop_pkts", COUNTER, \
+	  "packets dropped from the pacer queue (the path went down)") \
+	X("session.#.copies", COUNTER, "extra copies sent by redundant picks") \
+	X("session.#.tun_write_errors", COUNTER, "packets the TUN device refused") \
+	X("session.#.reorder.flushed", COUNTER, "packets released by a flush or resync") \
+	X("session.#.reorder.stale_drops", COUNTER, \
+	  "packets dropped: older than the duplicate history") \
+	X("session.#.reorder.holes_skipped", COUNTER, "DSNs given up (lost, or they come late)") \
+	X("session.#.reorder.resyncs", COUNTER, "DSN space restarts") \
+	X("daemon.rx_datagrams", COUNTER, "datagrams received") \
+	X("daemon.drop_tun_bad_pkts", COUNTER, "TUN packets dropped: they do not parse") \
+	X("daemon.reloads", COUNTER, "configuration reloads applied") \
+	X("daemon.reload_errors", COUNTER, "configuration reloads refused") \
 	MPT_CTL_RULE_KEYS(X, "rule.#", "steering rule") \
 	MPT_CTL_RULE_KEYS(X, "pushed_rule.#", "rule pushed by the anchor") \
 	MPT_CTL_RULE_KEYS(X, "rule_default", "default rule ([Scheduler])")

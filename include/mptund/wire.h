@@ -232,6 +232,7 @@ enum mpt_wire_reason {
 					 * a cookie reply instead */
 	MPT_WIRE_COOKIE_BAD,		/* cookie reply that does not open or matches no
 					 * pending init */
+	MPT_WIRE_KEY_EXPIRED,		/* keypair past its hard lifetime (wiped) */
 	MPT_WIRE_REASON_COUNT
 };
 

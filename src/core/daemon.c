@@ -194,7 +194,7 @@ static int open_sessions(struct mpt_daemon *d, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	d->sessions = calloc(n, sizeof(*d->sessions));
-	if (!d->sessions) {
+	if (!d->sessions || mpt_idxmap_init(&d->idxmap, n * 4) < 0) {
 		snprintf(err, errlen, "out of memory for %u sessions", n);
 		return -ENOMEM;
 	}
@@ -212,6 +212,7 @@ static void close_sessions(struct mpt_daemon *d)
 	for (unsigned i = 0; i < d->nsessions; i++)
 		mpt_session_free(&d->sessions[i]);
 	free(d->sessions);
+	mpt_idxmap_free(&d->idxmap);
 	d->sessions = NULL;
 	d->nsessions = 0;
 }

@@ -12,6 +12,7 @@
 
 #include "budget_state.h"
 #include "config.h"
+#include "idxmap.h"
 #include "netmon.h"
 #include "noise.h"
 #include "pkt.h"
@@ -68,6 +69,7 @@ struct mpt_daemon {
 	struct mpt_hs_guard hs_guard;		/* anchor: init admission */
 	struct mpt_siphash_key flow_key;
 	struct mpt_rng rng;
+	struct mpt_idxmap idxmap;		/* receiver index -> session (rxindex.c) */
 
 	struct mpt_tun tun;
 	ev_io tun_io;
@@ -121,7 +123,10 @@ void mpt_hs_ue_start(struct mpt_session *s, uint64_t now);
 void mpt_hs_on_datagram(struct mpt_daemon *d, int type, uint8_t *buf, size_t len,
 			int fd, const struct sockaddr_storage *from, socklen_t fromlen,
 			int path_hint, uint64_t now);
+/* Receiver indices (rxindex.c): a new one for session_idx, 32 bits from getrandom,
+ * registered in d->idxmap (0 if none could be made); the session that owns index. */
 uint32_t mpt_hs_new_index(struct mpt_daemon *d, unsigned session_idx);
+struct mpt_session *mpt_daemon_session_by_index(struct mpt_daemon *d, uint32_t index);
 
 /* Datagram reception (rx.c). */
 void mpt_rx_datagram(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, size_t len,

@@ -28,19 +28,6 @@
 #define HS_RETRY_NS	(500 * MPT_NSEC_PER_MSEC)	/* first retry after 500 ms */
 #define HS_RETRY_MAX_NS	(4000 * MPT_NSEC_PER_MSEC)	/* backoff cap */
 
-uint32_t mpt_hs_new_index(struct mpt_daemon *d, unsigned session_idx)
-{
-	struct mpt_session *s = &d->sessions[session_idx];
-	uint32_t index;
-
-	do {
-		index = (uint32_t)(mpt_rng_u64(&d->rng) & 0xffff0000u) | session_idx;
-	} while ((s->cur.valid && s->cur.local_index == index) ||
-		 (s->prev.valid && s->prev.local_index == index) ||
-		 (s->next.valid && s->next.local_index == index));
-	return index;
-}
-
 static void tai64n_now(struct mpt_session *s, uint8_t ts[MPT_TIMESTAMP_LEN])
 {
 	struct timespec t;

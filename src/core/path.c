@@ -166,6 +166,7 @@ void mpt_path_restart(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t no
 	p->next_pn = 1;
 	p->alive = false;
 	p->next_probe_ns = now;
+	mpt_pathval_reset(&p->pv);
 }
 
 void mpt_path_fill_view(const struct mpt_path *p, struct mpt_path_view *v, uint32_t mtu)
@@ -284,10 +285,16 @@ int mpt_path_socket_open(const struct mpt_path_config *pc, char *err, size_t err
 	return fd;
 }
 
-int mpt_path_sendto(const struct mpt_path *p, const uint8_t *buf, size_t len)
+int mpt_path_sendto_addr(const struct mpt_path *p, const uint8_t *buf, size_t len,
+			 const struct sockaddr_storage *dst, socklen_t dstlen)
 {
-	ssize_t n = sendto(p->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&p->remote,
-			   p->remote_len);
+	ssize_t n = sendto(p->fd, buf, len, MSG_DONTWAIT, (const struct sockaddr *)dst,
+			   dstlen);
 
 	return n < 0 ? -errno : 0;
+}
+
+int mpt_path_sendto(const struct mpt_path *p, const uint8_t *buf, size_t len)
+{
+	return mpt_path_sendto_addr(p, buf, len, &p->remote, p->remote_len);
 }

@@ -25,6 +25,7 @@
 #include "acktrack.h"
 #include "config.h"
 #include "pacer.h"
+#include "pathval.h"
 #include "pkt.h"
 #include "plpmtud.h"
 #include "recovery.h"
@@ -55,9 +56,11 @@ struct mpt_path_stats {
 	uint64_t ack_errors;		/* ACKs of numbers never sent */
 	uint64_t ptos;			/* probe timeouts fired */
 	uint64_t downs, ups;		/* liveness transitions */
-	uint64_t rebinds;		/* endpoint changed (NAT rebinding) */
-	uint64_t rebinds_refused;	/* new address not followed: an older packet
-					 * number, or the UE's configured anchor */
+	uint64_t rebinds;		/* endpoint moved to a validated address */
+	uint64_t rebinds_refused;	/* packets from a new address not followed: an
+					 * older packet number (pathval.h) */
+	uint64_t rebind_challenges;	/* challenges sent to a candidate address */
+	uint64_t rebind_amp_limited;	/* challenges held back: 3x the bytes received */
 	uint64_t txq_drops;		/* dropped from the pacer queue (path went down) */
 	uint64_t dead_by_data;		/* declared down: data unacknowledged too long */
 	uint64_t gso_sends;		/* runs sent as one UDP GSO datagram */
@@ -79,6 +82,7 @@ struct mpt_path {
 	int fd;				/* UE: own socket; anchor: the listen socket */
 	struct sockaddr_storage remote;
 	socklen_t remote_len;
+	struct mpt_pathval pv;		/* a new address under validation */
 
 	/* liveness */
 	bool link_ok;			/* device up and addressed (netmon) */
@@ -204,6 +208,9 @@ int mpt_path_socket_open(const struct mpt_path_config *pc, char *err, size_t err
 int mpt_udp_socket(int family, char *err, size_t errlen);
 /* Send one sealed datagram to the path's peer: 0 or -errno (the caller counts). */
 int mpt_path_sendto(const struct mpt_path *p, const uint8_t *buf, size_t len);
+/* The same to dst instead (a path-validation challenge to a candidate address). */
+int mpt_path_sendto_addr(const struct mpt_path *p, const uint8_t *buf, size_t len,
+			 const struct sockaddr_storage *dst, socklen_t dstlen);
 /* Send the batched data packets of path p (path_tx.c); owner names the session in
  * the log. Packets the path's recovery does not keep go back to pool. */
 void mpt_path_batch_send(struct mpt_path *p, struct mpt_txbatch *b,

@@ -42,12 +42,10 @@ static void drop(struct mpt_daemon *d, int reason, uint64_t now)
 static struct mpt_session *session_by_index(struct mpt_daemon *d, uint32_t index,
 					    struct mpt_keyslot **ks)
 {
-	unsigned idx = index & 0xffff;
-	struct mpt_session *s;
+	struct mpt_session *s = mpt_daemon_session_by_index(d, index);
 
-	if (idx >= d->nsessions)
+	if (!s)
 		return NULL;
-	s = &d->sessions[idx];
 	*ks = mpt_session_keyslot(s, index);
 	return *ks ? s : NULL;
 }
@@ -81,7 +79,12 @@ static void rx_transport(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, 
 		s->st.drops[MPT_WIRE_REPLAY]++;
 		goto put;
 	}
-	n = mpt_aead_open_packet(&ks->rx, buf, len);
+	n = mpt_keyslot_open(ks, buf, len, now);
+	if (n == -EKEYEXPIRED) {
+		s->st.keys_expired++;		/* the keyslot is wiped now */
+		s->st.drops[MPT_WIRE_KEY_EXPIRED]++;
+		goto put;
+	}
 	if (n < 0) {
 		s->st.drops[MPT_WIRE_DECRYPT]++;
 		goto put;

@@ -124,9 +124,7 @@ fail_priv:
 
 static void keyslot_clear(struct mpt_keyslot *ks)
 {
-	mpt_aead_free(&ks->tx);
-	mpt_aead_free(&ks->rx);
-	memset(ks, 0, sizeof(*ks));
+	mpt_keyslot_wipe(ks);
 }
 
 void mpt_session_free(struct mpt_session *s)

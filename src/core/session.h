@@ -21,6 +21,7 @@
 #include "aead.h"
 #include "config.h"
 #include "cookie.h"
+#include "keyslot.h"
 #include "log.h"
 #include "noise.h"
 #include "path.h"
@@ -43,16 +44,6 @@ struct mpt_session_ops {
 	void (*path_state)(struct mpt_session *s, struct mpt_path *p);
 };
 
-struct mpt_keyslot {
-	bool valid;
-	struct mpt_aead tx, rx;		/* seal with tx, open with rx */
-	uint32_t local_index, remote_index;
-	uint64_t created_ns;
-	uint64_t tx_pkts;
-	bool confirmed;			/* a packet was received under it */
-	struct mpt_replay replay[MPT_MAX_PATHS];
-};
-
 struct mpt_session_stats {
 	uint64_t tun_rx_pkts, tun_rx_bytes;	/* entered the scheduler queue */
 	uint64_t tun_tx_pkts, tun_tx_bytes;	/* written to the TUN */
@@ -68,6 +59,7 @@ struct mpt_session_stats {
 	uint64_t spoofed;			/* inner source not in AllowedIPs */
 	uint64_t tun_write_errors;
 	uint64_t sched_switches;
+	uint64_t keys_expired;			/* keyslots wiped at their hard lifetime */
 	uint64_t fresh_starts;			/* transport restarted (peer restart) */
 	uint64_t repairs;			/* lost packets re-sent */
 	uint64_t repair_late;			/* lost, but a repair would come too late */
@@ -100,6 +92,7 @@ struct mpt_session {
 	uint32_t hs_tries;
 	bool hs_fresh;					/* UE: the next init says fresh */
 	uint64_t established_ns;
+	uint32_t idx_reg[4];		/* receiver indices in d->idxmap (rxindex.c) */
 	uint64_t last_auth_rx_ns;			/* latest authenticated packet */
 
 	/* scheduling */
@@ -173,6 +166,9 @@ struct mpt_keyslot *mpt_session_confirm(struct mpt_session *s, struct mpt_keyslo
 					uint64_t now);
 bool mpt_session_established(const struct mpt_session *s);
 
+/* Wipe keyslots past their hard lifetime (session_timer.c, from the session timer). */
+void mpt_session_expire_keys(struct mpt_session *s, uint64_t now);
+
 /* Start the session's transport afresh for a restarted peer (MPT_HS_FLAG_FRESH): the
  * paths (mpt_path_restart), the re-send queue and the reorder buffer; the keys go,
  * but for the caller's new keypair. The scheduler queue stays (data for the peer). */
@@ -193,6 +189,21 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now);
 void mpt_session_on_timer(struct mpt_session *s, uint64_t now);
 
 /* Internal to session_*.c (each file's functions: src/README.md). */
+/* Address validation (session_pathval.c, pathval.h): an authenticated packet of bytes
+ * bytes from an address that is not p's endpoint; a PROBE_ACK's echoed token. */
+void mpt_session_new_address(struct mpt_session *s, struct mpt_path *p,
+			     const struct sockaddr_storage *from, socklen_t fromlen,
+			     size_t bytes, bool newest, uint64_t now);
+void mpt_session_pathval_response(struct mpt_session *s, struct mpt_path *p,
+				  const struct sockaddr_storage *from, socklen_t fromlen,
+				  uint64_t token);
+/* A PROBE whose echoed timestamp is token, to dst rather than p's endpoint, not
+ * ack-eliciting. Returns the datagram length (MPT_PATHVAL_CHALLENGE_LEN) or -errno. */
+int mpt_session_send_challenge(struct mpt_session *s, struct mpt_path *p, uint64_t token,
+			       const struct sockaddr_storage *dst, socklen_t dstlen,
+			       uint64_t now);
+#define MPT_PATHVAL_CHALLENGE_LEN \
+	(MPT_WIRE_HDR_LEN + MPT_FRAME_HDR_LEN + MPT_PROBE_LEN + MPT_WIRE_TAG_LEN)
 void mpt_session_send_probe(struct mpt_session *s, struct mpt_path *p, uint64_t now,
 			    bool pto);
 void mpt_session_send_control(struct mpt_session *s, struct mpt_path *p,

@@ -93,14 +93,16 @@ static void on_probe_info(struct mpt_session *s, struct mpt_path *p,
 	}
 }
 
-/* Anchor: the inner source must be one of the UE's AllowedIPs (no spoofing). */
+/* The inner source must be one of the peer's AllowedIPs (no spoofing): on the anchor
+ * the UE's prefixes (always set); on the UE the sources it accepts from the anchor,
+ * when it lists any. */
 static bool source_allowed(const struct mpt_session *s, const uint8_t *pkt, size_t len)
 {
 	const struct mpt_peer_config *peer = s->peer;
 	int family;
 	const void *src;
 
-	if (s->d->cfg.role != MPT_ROLE_ANCHOR || peer->nallowed == 0)
+	if (peer->nallowed == 0)
 		return true;
 	if (len >= 20 && (pkt[0] >> 4) == 4) {
 		family = AF_INET;
@@ -184,26 +186,6 @@ static void update_hold(struct mpt_session *s, uint64_t now)
 	mpt_reorder_set_hold(&s->reorder, mpt_session_hold_ns(s));
 }
 
-static void follow_address(struct mpt_session *s, struct mpt_path *path,
-			   const struct sockaddr_storage *from, socklen_t fromlen, bool newest)
-{
-	/*
-	 * Authenticated packet from a new address: NAT rebinding or a path
-	 * joining. Followed only on the anchor, and only for the newest packet
-	 * number of the path: a copy an on-path observer races ahead of a
-	 * packet already received cannot move it. The UE keeps the anchor
-	 * address it was configured with.
-	 */
-	if (!path->remote_len || (newest && s->d->cfg.role == MPT_ROLE_ANCHOR)) {
-		if (path->remote_len)
-			path->st.rebinds++;
-		memcpy(&path->remote, from, fromlen);
-		path->remote_len = fromlen;
-	} else {
-		path->st.rebinds_refused++;
-	}
-}
-
 void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 			 const struct mpt_hdr *h, struct mpt_pkt *p, const uint8_t *frames,
 			 size_t len, const struct sockaddr_storage *from, socklen_t fromlen,
@@ -226,9 +208,9 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 		if (h->path_id >= s->npaths)
 			s->npaths = h->path_id + 1u;
 	}
-	if (path->remote_len != fromlen || memcmp(&path->remote, from, fromlen) != 0) {
-		follow_address(s, path, from, fromlen, newest);
-	}
+	if (path->remote_len != fromlen || memcmp(&path->remote, from, fromlen) != 0)
+		mpt_session_new_address(s, path, from, fromlen,
+					len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN, newest, now);
 	path->st.rx_pkts++;
 	path->st.rx_bytes += len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN;
 
@@ -252,6 +234,8 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 		case MPT_FRAME_PROBE_ACK:
 			/* a round trip on this path: it works both ways */
 			mpt_session_heard(s, path, now);
+			mpt_session_pathval_response(s, path, from, fromlen,
+						     f.u.probe_ack.timestamp);
 			mpt_plpmtud_on_probe_ack(&path->pmtu, f.u.probe_ack.id, now);
 			break;
 		case MPT_FRAME_ACK_FREQUENCY:

@@ -3,8 +3,8 @@
  * The session timer's work and the paths' state within a session: per path the dead
  * path check, the path MTU probe rounds, loss and probe timeouts; liveness by probes;
  * a path going up or down (and what waited for it going back to the scheduler); the
- * handshakes due (told to the daemon: struct mpt_session_ops); the scheduler tick and
- * the reorder timeouts. Above the sending half (session_tx.c), below the receiving
+ * handshakes due (told to the daemon: struct mpt_session_ops), keypairs past their
+ * hard lifetime wiped (keyslot.h); the scheduler tick and the reorder timeouts. Above the sending half (session_tx.c), below the receiving
  * half (session_rx.c) and PATH_STATUS (session_status.c), which report what they hear.
  */
 #include <errno.h>
@@ -143,6 +143,21 @@ void mpt_session_heard(struct mpt_session *s, struct mpt_path *p, uint64_t now)
 		mpt_session_set_alive(s, p, true, now);
 }
 
+/* Wipe the keyslots past their hard lifetime (keyslot.h); the UE's timer then
+ * handshakes for a new one if it has none. */
+void mpt_session_expire_keys(struct mpt_session *s, uint64_t now)
+{
+	struct mpt_keyslot *slots[] = { &s->cur, &s->prev, &s->next };
+
+	for (unsigned i = 0; i < 3; i++) {
+		if (!slots[i]->valid || !mpt_keyslot_expired(slots[i], now))
+			continue;
+		mpt_keyslot_wipe(slots[i]);
+		s->st.keys_expired++;
+		log_info("%s: a keypair reached its hard lifetime: wiped", s->name);
+	}
+}
+
 void mpt_session_on_timer(struct mpt_session *s, uint64_t now)
 {
 	const struct mpt_config *cfg = &s->d->cfg;
@@ -171,6 +186,7 @@ void mpt_session_on_timer(struct mpt_session *s, uint64_t now)
 	}
 	mpt_session_liveness(s, now);
 	mpt_reorder_on_timeout(&s->reorder, now);
+	mpt_session_expire_keys(s, now);
 	if (cfg->role == MPT_ROLE_UE) {
 		if (s->cur.valid && !s->hs.pending && s->last_auth_rx_ns &&
 		    now - s->last_auth_rx_ns > mpt_session_silent_ns(cfg)) {
@@ -183,9 +199,9 @@ void mpt_session_on_timer(struct mpt_session *s, uint64_t now)
 			s->d->session_ops->handshake_due(s, now);
 		} else if (s->hs_next_ns && now >= s->hs_next_ns)
 			s->d->session_ops->handshake_due(s, now);
-		else if (s->cur.valid && !s->hs.pending &&
-			 (now >= s->cur.created_ns + cfg->rekey_after_ns ||
-			  s->cur.tx_pkts >= cfg->rekey_after_packets))
+		else if (!s->hs.pending && (!s->cur.valid ||
+			 mpt_keyslot_rekey_due(&s->cur, cfg->rekey_after_ns,
+					       cfg->rekey_after_packets, now)))
 			s->d->session_ops->handshake_due(s, now);
 	}
 	if (s->squeue.head && s->sched->tick && now >= s->next_tick_ns) {

@@ -74,12 +74,12 @@ static int seal(struct mpt_session *s, struct mpt_path *p, uint8_t *buf, size_t 
 	if (!mpt_recovery_can_send(&p->rec))
 		return -ENOBUFS;
 	mpt_hdr_encode(buf, MPT_WIRE_HDR_LEN, &h);
-	len = out == buf ? mpt_aead_seal_packet(&s->cur.tx, buf, frames_len, out_cap)
-			 : mpt_aead_seal_packet_to(&s->cur.tx, buf, frames_len, out, out_cap);
+	len = mpt_keyslot_seal(&s->cur, buf, frames_len, out, out_cap, now);
+	if (len == -EKEYEXPIRED)
+		s->st.keys_expired++;	/* the UE handshakes for a new one (timer) */
 	if (len < 0)
 		return len;
 	p->next_pn++;
-	s->cur.tx_pkts++;
 	mpt_recovery_on_sent_data(&p->rec, h.pn, eliciting ? (uint32_t)len : 0, now, retain);
 	if (eliciting && p->cc_ops->on_sent) {
 		mpt_path_cc_view(p, &cp, s->d->inner_mtu);
@@ -227,6 +227,40 @@ void mpt_session_send_probe(struct mpt_session *s, struct mpt_path *p, uint64_t 
 		p->st.probes_tx++;
 	if (pto)
 		p->st.ptos++;
+}
+
+/* A path-validation challenge (session_pathval.c): a PROBE whose timestamp, echoed in
+ * the PROBE_ACK, is the challenge token, sent to dst and not to p's endpoint. */
+int mpt_session_send_challenge(struct mpt_session *s, struct mpt_path *p, uint64_t token,
+			       const struct sockaddr_storage *dst, socklen_t dstlen,
+			       uint64_t now)
+{
+	struct mpt_probe pr = {
+		.id = ++p->probe_seq,
+		.timestamp = token,
+		.cost = p->cost,
+		.weight = p->weight,
+		.capacity = p->capacity,
+	};
+	uint8_t buf[CTRL_BUF];
+	size_t room = sizeof(buf) - MPT_WIRE_HDR_LEN - MPT_WIRE_TAG_LEN;
+	int n, len, ret;
+
+	memcpy(pr.name, p->name, sizeof(pr.name));
+	n = mpt_frame_probe_encode(buf + MPT_WIRE_HDR_LEN, room, &pr);
+	if (n < 0)
+		return n;
+	len = seal(s, p, buf, (size_t)n, buf, sizeof(buf), false, NULL, now);
+	if (len < 0)
+		return len;
+	ret = mpt_path_sendto_addr(p, buf, (size_t)len, dst, dstlen);
+	if (ret < 0) {
+		p->st.send_errors++;
+		return ret;
+	}
+	p->st.tx_pkts++;
+	p->st.tx_bytes += (uint64_t)len;
+	return len;
 }
 
 /* A PROBE padded to an outer packet of size bytes (plpmtud.h), not ack-eliciting for
@@ -454,8 +488,12 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now)
 		if (s->cur.valid && !s->hs.pending && s->last_auth_rx_ns)
 			at = earliest(at, s->last_auth_rx_ns + mpt_session_silent_ns(cfg));
 		if (s->cur.valid && !s->hs.pending)
-			at = earliest(at, s->cur.created_ns + cfg->rekey_after_ns);
+			at = earliest(at, s->cur.created_ns + MPT_MIN(cfg->rekey_after_ns,
+							MPT_REKEY_AFTER_TIME_MAX_NS));
 	}
+	at = earliest(at, mpt_keyslot_deadline(&s->cur));
+	at = earliest(at, mpt_keyslot_deadline(&s->prev));
+	at = earliest(at, mpt_keyslot_deadline(&s->next));
 	if (!at && cfg->role == MPT_ROLE_ANCHOR && !s->npaths) {
 		/* a peer not connected: nothing to time until it handshakes (1,000
 		 * configured peers must not mean 1,000 wake-ups a second) */

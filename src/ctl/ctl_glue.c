@@ -58,6 +58,43 @@ static void dump_budget(struct mpt_ctl_out *out, const struct mpt_daemon *d,
 		     (long long)mpt_budget_period_end(b, u->period_start));
 }
 
+/* The path's MTU search (plpmtud.h) and its ACK frequency. */
+static void dump_path_mtu_ack(struct mpt_ctl_out *out, const char *pre,
+			      const struct mpt_path *p, uint32_t pool_mtu)
+{
+	mpt_ctl_outf(out, "%s.mtu_bytes=%u", pre, mpt_path_max_inner(p, pool_mtu));
+	mpt_ctl_outf(out, "%s.plpmtu_bytes=%u", pre, mpt_plpmtud_cap(&p->pmtu));
+	mpt_ctl_outf(out, "%s.pmtu_state=%s", pre, mpt_plpmtud_state_name(&p->pmtu));
+	mpt_ctl_outf(out, "%s.mtu_probes=%llu", pre, (unsigned long long)p->pmtu.probes_sent);
+	mpt_ctl_outf(out, "%s.mtu_probes_lost=%llu", pre,
+		     (unsigned long long)p->pmtu.probes_lost);
+	mpt_ctl_outf(out, "%s.black_holes=%llu", pre, (unsigned long long)p->pmtu.black_holes);
+	mpt_ctl_outf(out, "%s.ptb_hints=%llu", pre, (unsigned long long)p->pmtu.ptb_hints);
+	mpt_ctl_outf(out, "%s.send_too_big=%llu", pre, (unsigned long long)p->st.send_too_big);
+	mpt_ctl_outf(out, "%s.acks_tx=%llu", pre, (unsigned long long)p->st.acks_tx);
+	mpt_ctl_outf(out, "%s.ack_tx_bytes=%llu", pre, (unsigned long long)p->st.ack_tx_bytes);
+	mpt_ctl_outf(out, "%s.ack_every_pkts=%u", pre, p->ackt.ack_every);
+	mpt_ctl_outf(out, "%s.ack_delay_us=%llu", pre,
+		     (unsigned long long)(p->ackt.max_ack_delay_ns / 1000));
+	mpt_ctl_outf(out, "%s.ack_frequency_tx=%llu", pre, (unsigned long long)p->st.ackf_tx);
+}
+
+/* The path's remaining counters (every field of struct mpt_path_stats is exported:
+ * tests/integration/test_drop_reasons.sh checks). */
+static void dump_path_more(struct mpt_ctl_out *out, const char *pre, const struct mpt_path *p)
+{
+	const struct mpt_path_stats *st = &p->st;
+
+	mpt_ctl_outf(out, "%s.tx_datagrams=%llu", pre, (unsigned long long)st->tx_pkts);
+	mpt_ctl_outf(out, "%s.tx_datagram_bytes=%llu", pre, (unsigned long long)st->tx_bytes);
+	mpt_ctl_outf(out, "%s.acks_rx=%llu", pre, (unsigned long long)st->acks_rx);
+	mpt_ctl_outf(out, "%s.probes_tx=%llu", pre, (unsigned long long)st->probes_tx);
+	mpt_ctl_outf(out, "%s.probes_rx=%llu", pre, (unsigned long long)st->probes_rx);
+	mpt_ctl_outf(out, "%s.ups=%llu", pre, (unsigned long long)st->ups);
+	mpt_ctl_outf(out, "%s.ack_frequency_rx=%llu", pre, (unsigned long long)st->ackf_rx);
+	mpt_ctl_outf(out, "%s.txq_drop_pkts=%llu", pre, (unsigned long long)st->txq_drops);
+}
+
 static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 		      const struct mpt_path *p, uint64_t now)
 {
@@ -78,21 +115,7 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	mpt_ctl_outf(out, "%s.cost=%u", pre, p->cost);
 	mpt_ctl_outf(out, "%s.weight=%u", pre, p->weight);
 	dump_budget(out, s->d, p, pre);
-	mpt_ctl_outf(out, "%s.mtu_bytes=%u", pre, mpt_path_max_inner(p, s->d->pool.mtu));
-	mpt_ctl_outf(out, "%s.plpmtu_bytes=%u", pre, mpt_plpmtud_cap(&p->pmtu));
-	mpt_ctl_outf(out, "%s.pmtu_state=%s", pre, mpt_plpmtud_state_name(&p->pmtu));
-	mpt_ctl_outf(out, "%s.mtu_probes=%llu", pre, (unsigned long long)p->pmtu.probes_sent);
-	mpt_ctl_outf(out, "%s.mtu_probes_lost=%llu", pre,
-		     (unsigned long long)p->pmtu.probes_lost);
-	mpt_ctl_outf(out, "%s.black_holes=%llu", pre, (unsigned long long)p->pmtu.black_holes);
-	mpt_ctl_outf(out, "%s.ptb_hints=%llu", pre, (unsigned long long)p->pmtu.ptb_hints);
-	mpt_ctl_outf(out, "%s.send_too_big=%llu", pre, (unsigned long long)p->st.send_too_big);
-	mpt_ctl_outf(out, "%s.acks_tx=%llu", pre, (unsigned long long)p->st.acks_tx);
-	mpt_ctl_outf(out, "%s.ack_tx_bytes=%llu", pre, (unsigned long long)p->st.ack_tx_bytes);
-	mpt_ctl_outf(out, "%s.ack_every_pkts=%u", pre, p->ackt.ack_every);
-	mpt_ctl_outf(out, "%s.ack_delay_us=%llu", pre,
-		     (unsigned long long)(p->ackt.max_ack_delay_ns / 1000));
-	mpt_ctl_outf(out, "%s.ack_frequency_tx=%llu", pre, (unsigned long long)p->st.ackf_tx);
+	dump_path_mtu_ack(out, pre, p, s->d->pool.mtu);
 	mpt_ctl_outf(out, "%s.srtt_us=%llu", pre, (unsigned long long)us(r->srtt_ns));
 	mpt_ctl_outf(out, "%s.rttvar_us=%llu", pre, (unsigned long long)us(r->rttvar_ns));
 	mpt_ctl_outf(out, "%s.min_rtt_us=%llu", pre,
@@ -123,10 +146,16 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	mpt_ctl_outf(out, "%s.downs=%llu", pre, (unsigned long long)p->st.downs);
 	mpt_ctl_outf(out, "%s.dead_by_data=%llu", pre, (unsigned long long)p->st.dead_by_data);
 	mpt_ctl_outf(out, "%s.send_errors=%llu", pre, (unsigned long long)p->st.send_errors);
+	mpt_ctl_outf(out, "%s.ack_errors=%llu", pre, (unsigned long long)p->st.ack_errors);
 	mpt_ctl_outf(out, "%s.rebinds=%llu", pre, (unsigned long long)p->st.rebinds);
 	mpt_ctl_outf(out, "%s.rebinds_refused=%llu", pre,
 		     (unsigned long long)p->st.rebinds_refused);
+	mpt_ctl_outf(out, "%s.rebind_challenges=%llu", pre,
+		     (unsigned long long)p->st.rebind_challenges);
+	mpt_ctl_outf(out, "%s.rebind_amp_limited=%llu", pre,
+		     (unsigned long long)p->st.rebind_amp_limited);
 	mpt_ctl_outf(out, "%s.gso_sends=%llu", pre, (unsigned long long)p->st.gso_sends);
+	dump_path_more(out, pre, p);
 	for (size_t k = 0; k < p->cc_ops->nstats; k++) {
 		const struct mpt_stat *st = &p->cc_ops->stats[k];
 
@@ -136,9 +165,35 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	}
 }
 
-static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, uint64_t now)
+/* The session's reorder buffer. */
+static void dump_reorder(struct mpt_ctl_out *out, const struct mpt_session *s)
 {
 	const struct mpt_reorder_stats *rs = &s->reorder.st;
+	unsigned si = s->idx;
+
+	mpt_ctl_outf(out, "session.%u.reorder.buffered_pkts=%u", si, s->reorder.nheld);
+	mpt_ctl_outf(out, "session.%u.reorder.timeout_us=%llu", si,
+		     (unsigned long long)us(s->reorder.hold_ns));
+	mpt_ctl_outf(out, "session.%u.reorder.held=%llu", si, (unsigned long long)rs->held);
+	mpt_ctl_outf(out, "session.%u.reorder.released_inorder=%llu", si,
+		     (unsigned long long)rs->in_order);
+	mpt_ctl_outf(out, "session.%u.reorder.released_timeout=%llu", si,
+		     (unsigned long long)rs->timeout);
+	mpt_ctl_outf(out, "session.%u.reorder.released_overflow=%llu", si,
+		     (unsigned long long)rs->overflow);
+	mpt_ctl_outf(out, "session.%u.reorder.late=%llu", si, (unsigned long long)rs->late);
+	mpt_ctl_outf(out, "session.%u.reorder.duplicates=%llu", si,
+		     (unsigned long long)rs->duplicate);
+	mpt_ctl_outf(out, "session.%u.reorder.flushed=%llu", si, (unsigned long long)rs->flushed);
+	mpt_ctl_outf(out, "session.%u.reorder.stale_drops=%llu", si,
+		     (unsigned long long)rs->stale);
+	mpt_ctl_outf(out, "session.%u.reorder.holes_skipped=%llu", si,
+		     (unsigned long long)rs->holes_skipped);
+	mpt_ctl_outf(out, "session.%u.reorder.resyncs=%llu", si, (unsigned long long)rs->resyncs);
+}
+
+static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, uint64_t now)
+{
 	unsigned si = s->idx;
 
 	mpt_ctl_outf(out, "session.%u.peer=%s", si, s->name);
@@ -181,6 +236,8 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 		     (unsigned long long)s->st.unordered_dup);
 	mpt_ctl_outf(out, "session.%u.fresh_starts=%llu", si,
 		     (unsigned long long)s->st.fresh_starts);
+	mpt_ctl_outf(out, "session.%u.keys_expired=%llu", si,
+		     (unsigned long long)s->st.keys_expired);
 	mpt_ctl_outf(out, "session.%u.handshakes=%llu", si, (unsigned long long)s->st.handshakes);
 	mpt_ctl_outf(out, "session.%u.rekeys=%llu", si, (unsigned long long)s->st.rekeys);
 	mpt_ctl_outf(out, "session.%u.sched_switches=%llu", si,
@@ -193,19 +250,10 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 		if (s->st.drops[r])
 			mpt_ctl_outf(out, "session.%u.drop.%s=%llu", si, mpt_wire_strerror(r),
 				     (unsigned long long)s->st.drops[r]);
-	mpt_ctl_outf(out, "session.%u.reorder.buffered_pkts=%u", si, s->reorder.nheld);
-	mpt_ctl_outf(out, "session.%u.reorder.timeout_us=%llu", si,
-		     (unsigned long long)us(s->reorder.hold_ns));
-	mpt_ctl_outf(out, "session.%u.reorder.held=%llu", si, (unsigned long long)rs->held);
-	mpt_ctl_outf(out, "session.%u.reorder.released_inorder=%llu", si,
-		     (unsigned long long)rs->in_order);
-	mpt_ctl_outf(out, "session.%u.reorder.released_timeout=%llu", si,
-		     (unsigned long long)rs->timeout);
-	mpt_ctl_outf(out, "session.%u.reorder.released_overflow=%llu", si,
-		     (unsigned long long)rs->overflow);
-	mpt_ctl_outf(out, "session.%u.reorder.late=%llu", si, (unsigned long long)rs->late);
-	mpt_ctl_outf(out, "session.%u.reorder.duplicates=%llu", si,
-		     (unsigned long long)rs->duplicate);
+	dump_reorder(out, s);
+	mpt_ctl_outf(out, "session.%u.copies=%llu", si, (unsigned long long)s->st.copies);
+	mpt_ctl_outf(out, "session.%u.tun_write_errors=%llu", si,
+		     (unsigned long long)s->st.tun_write_errors);
 	for (unsigned i = 0; i < s->npaths; i++)
 		mpt_ctl_outf(out, "session.%u.path.%u.picks=%llu", si, i,
 			     (unsigned long long)s->st.picks[i]);
@@ -214,6 +262,19 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 	for (unsigned i = 0; i < s->npaths; i++)
 		if (s->paths[i].used)
 			dump_path(out, s, &s->paths[i], now);
+}
+
+/* Every drop reason, zero or not: before a session was found plus in every session. */
+static void dump_dropped(struct mpt_ctl_out *out, const struct mpt_daemon *d)
+{
+	for (int r = 1; r < MPT_WIRE_REASON_COUNT; r++) {
+		uint64_t n = d->st.drops[r];
+
+		for (unsigned i = 0; i < d->nsessions; i++)
+			n += d->sessions[i].st.drops[r];
+		mpt_ctl_outf(out, "daemon.dropped.%s=%llu", mpt_wire_strerror(r),
+			     (unsigned long long)n);
+	}
 }
 
 static int h_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
@@ -271,7 +332,13 @@ static int h_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
 		if (d->st.drops[r])
 			mpt_ctl_outf(out, "daemon.drop.%s=%llu", mpt_wire_strerror(r),
 				     (unsigned long long)d->st.drops[r]);
+	dump_dropped(out, d);
 	mpt_ctl_outf(out, "daemon.rx_truncated_pkts=%llu", (unsigned long long)d->st.truncated);
+	mpt_ctl_outf(out, "daemon.rx_datagrams=%llu", (unsigned long long)d->st.rx_datagrams);
+	mpt_ctl_outf(out, "daemon.drop_tun_bad_pkts=%llu",
+		     (unsigned long long)d->st.tun_bad_packet);
+	mpt_ctl_outf(out, "daemon.reloads=%llu", (unsigned long long)d->st.reloads);
+	mpt_ctl_outf(out, "daemon.reload_errors=%llu", (unsigned long long)d->st.reload_errors);
 	mpt_ctl_outf(out, "daemon.pool_free=%u", mpt_pkt_pool_avail(&d->pool));
 	mpt_ctl_outf(out, "daemon.icmp_errors=%llu", (unsigned long long)d->st.icmp_errors);
 	mpt_ctl_outf(out, "daemon.pool_exhausted=%llu",

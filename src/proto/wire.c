@@ -49,6 +49,7 @@ static const char *const reason_names[MPT_WIRE_REASON_COUNT] = {
 	[MPT_WIRE_HS_BUSY]		= "hs-busy",
 	[MPT_WIRE_HS_COOKIE]		= "hs-cookie",
 	[MPT_WIRE_COOKIE_BAD]		= "cookie-bad",
+	[MPT_WIRE_KEY_EXPIRED]		= "key-expired",
 };
 
 const char *mpt_wire_strerror(int reason)

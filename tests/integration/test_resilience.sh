@@ -21,7 +21,11 @@
 #     its data (dead_by_data) before its probes did;
 #  3. the anchor SIGKILLed and started again 1 s later: the UE's traffic is back
 #     within 3 s of the new anchor's start;
-#  4. the UE SIGKILLed and started again: traffic back within 2 s, a TCP flow works.
+#  4. the UE SIGKILLed and started again: traffic back within 2 s, a TCP flow works;
+#  5. the UE SIGKILLed in the middle of an uplink flow (the anchor's ACK state full of
+#     the old UE's packet numbers) and started again: the new UE's packets are
+#     acknowledged (its paths' delivered_pkts grow), an uplink TCP flow works
+#     (issue 18 item 2: a FRESH handshake restarts both sides' packet-number spaces).
 # Every figure is printed as a "# ..." line.
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -198,4 +202,30 @@ check "UE restart: traffic back within 2 s" [ "$back" -ge 0 -a "$back" -lt 2000 
 g=$(goodput 3 "$TMP/after.json")
 log "TCP downlink after both restarts: $g Mbit/s"
 check "a TCP flow works after both restarts" awk -v g="$g" 'BEGIN { exit !(g > 1) }'
+
+# 5. the UE dies under an uplink load and comes back
+ip netns exec $NS_UE iperf3 -c 10.2.0.2 -t 6 -C cubic > /dev/null 2>&1 &
+IPERF=$!
+sleep 2
+kill -9 "$UE_PID"; wait "$UE_PID" 2>/dev/null
+kill "$IPERF" 2>/dev/null; wait "$IPERF" 2>/dev/null
+UE_PID=$(start_daemon $NS_UE "$TMP/ue.conf" ue3)
+back=$(ping_back_ms 5)
+# (another server: the first still waits for the killed client it cannot hear)
+ip netns exec $NS_SRV iperf3 -s -p 5211 -D -I "$TMP/iperf2.pid" >/dev/null 2>&1
+sleep 0.3
+PIDS+=("$(cat "$TMP/iperf2.pid")")
+ip netns exec $NS_UE iperf3 -c 10.2.0.2 -p 5211 -t 3 -C cubic -J > "$TMP/up-after.json" 2>&1
+up=$(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+print('%.2f' % (d['end']['sum_received']['bits_per_second'] / 1e6))" "$TMP/up-after.json" \
+	2>/dev/null || echo 0)
+[ "$up" = 0 ] && log "iperf3: $(grep -m1 '"error"' "$TMP/up-after.json")"
+dlv=$(( $(ctl ue session.0.path.0.delivered_pkts) + $(ctl ue session.0.path.1.delivered_pkts) ))
+ackerr=$(( $(ctl ue session.0.path.0.ack_errors) + $(ctl ue session.0.path.1.ack_errors) ))
+log "UE SIGKILL under an uplink flow + restart: traffic back ${back} ms, then TCP uplink" \
+	"$up Mbit/s, the new UE's delivered_pkts $dlv, ACKs of numbers it never sent $ackerr"
+check "UE restart under uplink load: traffic back within 2 s" [ "$back" -ge 0 -a "$back" -lt 2000 ]
+check "... the restarted UE's packets are acknowledged (delivered_pkts $dlv)" [ "$dlv" -gt 100 ]
+check "... no ACK names a number it never sent (ack_errors $ackerr)" [ "$ackerr" -eq 0 ]
+check "... an uplink TCP flow works ($up Mbit/s)" awk -v g="$up" 'BEGIN { exit !(g > 1) }'
 finish
