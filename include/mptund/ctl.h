@@ -101,6 +101,10 @@ enum mpt_ctl_kind {
 	X("session.#.rx_bytes", COUNTER, "inner bytes received and authenticated") \
 	X("session.#.sched_drop_pkts", COUNTER, "packets dropped by a full scheduler queue") \
 	X("session.#.rekeys", COUNTER, "key rotations") \
+	X("session.#.paths", GAUGE, "paths the session uses (summary=1)") \
+	X("session.#.paths_up", GAUGE, "of them usable by the scheduler (summary=1)") \
+	X("session.#.quiet", GAUGE, "1: an idle anchor session without a timer of its own") \
+	X("session.#.wakeups", COUNTER, "quiet spells the session ended (anchor)") \
 	X("session.#.reorder.buffered_pkts", GAUGE, "packets held in the reorder buffer") \
 	X("session.#.reorder.timeout_us", GAUGE, "current adaptive reorder timeout") \
 	X("session.#.reorder.released_inorder", COUNTER, "packets released in order") \
@@ -173,6 +177,8 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.data_tx_pkts", COUNTER, "data packets sent on the path") \
 	X("session.#.path.#.data_rx_pkts", COUNTER, "data packets received on the path") \
 	X("session.#.path.#.probe_timeouts", COUNTER, "probe timeouts (PTO) on the path") \
+	X("session.#.path.#.probes_tx", COUNTER, "liveness PROBEs sent on the path") \
+	X("session.#.path.#.probes_rx", COUNTER, "PROBEs received from the peer on the path") \
 	X("session.#.path.#.downs", COUNTER, "times the path was declared down") \
 	X("session.#.path.#.dead_by_data", COUNTER, "times declared down: data unacknowledged for 1.5 PTO") \
 	X("session.#.path.#.send_errors", COUNTER, "sends the kernel refused") \

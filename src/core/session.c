@@ -292,6 +292,7 @@ int mpt_session_install_keypair(struct mpt_session *s, struct mpt_keypair *kp,
 		return 0;
 	}
 	mpt_keypair_wipe(kp);
+	mpt_session_note_activity(s, now);	/* probe the paths as the session starts */
 	keyslot_clear(&s->next);	/* an unconfirmed earlier one is superseded */
 	s->next = ks;
 	return 0;
@@ -323,6 +324,7 @@ void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now)
 		mpt_pkt_put(&d->pool, p);
 		return;
 	}
+	mpt_session_note_activity(s, now);
 	p->dsn = s->next_dsn++;
 	p->enq_ns = now;
 	s->st.tun_rx_pkts++;
@@ -345,6 +347,10 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now)
 	const struct mpt_config *cfg = &s->d->cfg;
 	uint64_t at = 0;
 
+	if (cfg->role == MPT_ROLE_ANCHOR && mpt_session_quiet_check(s, now)) {
+		ev_timer_stop(s->d->loop, &s->timer);	/* the daemon's sweep watches it */
+		return;
+	}
 	for (unsigned i = 0; i < s->npaths; i++) {
 		struct mpt_path *p = &s->paths[i];
 

@@ -64,6 +64,7 @@ struct mpt_session_stats {
 	uint64_t ptb_sent;			/* ICMP too big written to the TUN */
 	uint64_t ptb_soft;			/* the same for packets sent on larger paths */
 	uint64_t mss_clamped;			/* TCP SYNs whose MSS was lowered */
+	uint64_t wakeups;			/* quiet spells ended (session_idle.c) */
 };
 
 struct mpt_session {
@@ -106,6 +107,9 @@ struct mpt_session {
 
 	ev_timer timer;
 	uint64_t timer_at;
+	bool quiet;			/* anchor: idle, no timer (session_idle.c) */
+	uint64_t busy_until_ns;		/* not quiet before this */
+	uint64_t woke_ns;		/* the latest end of a quiet spell */
 	bool dirty;			/* in the daemon's list of sessions to flush */
 	struct mpt_session *dirty_next;
 
@@ -205,6 +209,17 @@ size_t mpt_session_pstat_append(struct mpt_session *s, uint8_t *pos, size_t room
 void mpt_session_status_changed(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 void mpt_session_on_pstat(struct mpt_session *s, const struct mpt_path_status *ps,
 			  uint64_t now);
+
+/* Quiet sessions (session_idle.c): an idle anchor session has no timer running. */
+bool mpt_session_quiet(const struct mpt_session *s, uint64_t now);
+/* Quiet now? Records the answer (a session that stops being quiet wakes up). */
+bool mpt_session_quiet_check(struct mpt_session *s, uint64_t now);
+/* Wake a quiet session (marks it), busy at least until `until`. */
+void mpt_session_wake(struct mpt_session *s, uint64_t until, uint64_t now);
+/* Data (or a new keypair): the session stays busy a while. */
+void mpt_session_note_activity(struct mpt_session *s, uint64_t now);
+/* The latest sign of life of path p that liveness counts. */
+uint64_t mpt_session_heard_ns(const struct mpt_session *s, const struct mpt_path *p);
 
 /* Path MTU (session_pmtu.c). */
 #define MPT_PICK_DROPPED	0x80000000u	/* the head packet fit no path: dropped */

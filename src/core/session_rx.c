@@ -152,6 +152,7 @@ static void on_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt **
 	pkt->len = (uint32_t)f->u.data.pkt_len;
 	pkt->dsn = f->u.data.dsn;
 	p->st.data_rx++;
+	mpt_session_note_activity(s, now);
 	if (!source_allowed(s, pkt->data, pkt->len)) {
 		s->st.spoofed++;
 		mpt_pkt_put(&d->pool, pkt);
@@ -178,18 +179,26 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 	struct mpt_path *path = &s->paths[h->path_id];
 	struct mpt_pkt *buf = p;	/* NULL once a DATA frame took the buffer */
 	bool eliciting = false;
+	const struct mpt_probe *probe = NULL;	/* answered once the packet is recorded */
+	struct mpt_probe probe_copy;
 	struct mpt_frame f;
 	int ret;
 
 	if (!ks->confirmed)
 		ks->confirmed = true;
 	s->last_auth_rx_ns = now;
+	path->last_auth_rx_ns = now;
 	if (!path->used) {
 		/* anchor: a new path of this UE; probe it at once to prove it */
 		path->used = true;
 		path->next_probe_ns = now;
 		if (h->path_id >= s->npaths)
 			s->npaths = h->path_id + 1u;
+		mpt_session_note_activity(s, now);
+	} else if (s->quiet && !path->alive) {
+		/* the UE's packets on a path we hold down: probe it, it may be back */
+		mpt_session_wake(s, now + s->d->cfg.probe_interval_ns *
+				 (s->d->cfg.probe_miss_limit + 1u), now);
 	}
 	if (path->remote_len != fromlen || memcmp(&path->remote, from, fromlen) != 0) {
 		/*
@@ -225,7 +234,8 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 			eliciting = true;
 			path->st.probes_rx++;
 			on_probe_info(s, path, &f.u.probe);
-			mpt_session_send_control(s, path, &f.u.probe, now);
+			probe_copy = f.u.probe;
+			probe = &probe_copy;
 			break;
 		case MPT_FRAME_PROBE_ACK:
 			/* a round trip on this path: it works both ways */
@@ -249,6 +259,9 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 				  mpt_wire_strerror(f.reason));
 	}
 	mpt_acktrack_on_packet(&path->ackt, h->pn, eliciting, now);
+	/* the PROBE_ACK carries the ACK of the packet that asked: no delayed ACK */
+	if (probe)
+		mpt_session_send_control(s, path, probe, now);
 	update_hold(s, now);
 	if (buf)
 		mpt_pkt_put(&s->d->pool, buf);

@@ -96,6 +96,8 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	mpt_ctl_outf(out, "%s.data_tx_pkts=%llu", pre, (unsigned long long)p->st.data_tx);
 	mpt_ctl_outf(out, "%s.data_rx_pkts=%llu", pre, (unsigned long long)p->st.data_rx);
 	mpt_ctl_outf(out, "%s.probe_timeouts=%llu", pre, (unsigned long long)p->st.ptos);
+	mpt_ctl_outf(out, "%s.probes_tx=%llu", pre, (unsigned long long)p->st.probes_tx);
+	mpt_ctl_outf(out, "%s.probes_rx=%llu", pre, (unsigned long long)p->st.probes_rx);
 	mpt_ctl_outf(out, "%s.downs=%llu", pre, (unsigned long long)p->st.downs);
 	mpt_ctl_outf(out, "%s.dead_by_data=%llu", pre, (unsigned long long)p->st.dead_by_data);
 	mpt_ctl_outf(out, "%s.send_errors=%llu", pre, (unsigned long long)p->st.send_errors);
@@ -157,6 +159,8 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 	mpt_ctl_outf(out, "session.%u.rekeys=%llu", si, (unsigned long long)s->st.rekeys);
 	mpt_ctl_outf(out, "session.%u.sched_switches=%llu", si,
 		     (unsigned long long)s->st.sched_switches);
+	mpt_ctl_outf(out, "session.%u.quiet=%d", si, s->quiet);
+	mpt_ctl_outf(out, "session.%u.wakeups=%llu", si, (unsigned long long)s->st.wakeups);
 	for (int r = 1; r < MPT_WIRE_REASON_COUNT; r++)
 		if (s->st.drops[r])
 			mpt_ctl_outf(out, "session.%u.drop.%s=%llu", si, mpt_wire_strerror(r),
