@@ -242,13 +242,15 @@ static void close_sessions(struct mpt_daemon *d)
 	d->nsessions = 0;
 }
 
-/* One timer for every quiet session (session_idle.c), at ProbeInterval. */
+/* One timer for every quiet session (session_idle.c), running while there are any. */
 static void quiet_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct mpt_daemon *d = CONTAINER(w, struct mpt_daemon, quiet_w);
 
 	mpt_daemon_quiet_sweep(d, mpt_now_ns());
-	w->repeat = (double)d->cfg.probe_interval_ns / 1e9;	/* a reload may change it */
+	if (!d->nquiet)
+		return;				/* stopped meanwhile (ev_timer: not repeating) */
+	w->repeat = mpt_daemon_quiet_period(d);	/* a reload may change it */
 	ev_timer_again(loop, w);
 }
 
@@ -273,12 +275,7 @@ static void start_watchers(struct mpt_daemon *d)
 		ev_io_init(&d->nm_io, nm_cb, mpt_netmon_fd(&d->nm), EV_READ);
 		ev_io_start(d->loop, &d->nm_io);
 	}
-	if (d->cfg.role == MPT_ROLE_ANCHOR) {
-		double iv = (double)d->cfg.probe_interval_ns / 1e9;
-
-		ev_timer_init(&d->quiet_w, quiet_cb, iv, iv);
-		ev_timer_start(d->loop, &d->quiet_w);
-	}
+	ev_init(&d->quiet_w, quiet_cb);		/* started by the first quiet session */
 	ev_signal_init(&d->sig_term, sig_cb, SIGTERM);
 	ev_signal_init(&d->sig_int, sig_cb, SIGINT);
 	ev_signal_init(&d->sig_hup, sig_cb, SIGHUP);
@@ -438,8 +435,7 @@ fail_cfg:
 
 void mpt_daemon_stop(struct mpt_daemon *d)
 {
-	if (d->cfg.role == MPT_ROLE_ANCHOR)
-		ev_timer_stop(d->loop, &d->quiet_w);
+	ev_timer_stop(d->loop, &d->quiet_w);
 	mpt_ctl_glue_close(d);
 	close_sessions(d);
 	if (d->nm_open) {

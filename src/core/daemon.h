@@ -86,7 +86,8 @@ struct mpt_daemon {
 	struct mpt_session *sessions;		/* UE: one; anchor: one per [Peer] */
 	unsigned nsessions;
 	struct mpt_session *dirty;		/* to flush after the current batch */
-	ev_timer quiet_w;			/* anchor: sweeps the quiet sessions */
+	ev_timer quiet_w;			/* anchor: sweeps the quiet sessions, */
+	unsigned nquiet;			/* runs while there are any */
 	struct mpt_txbatch txb;
 	struct {
 		uint8_t *buf;			/* MPT_RX_BATCH x MPT_RX_BUF */
@@ -114,6 +115,8 @@ static inline void mpt_daemon_mark(struct mpt_daemon *d, struct mpt_session *s)
 void mpt_daemon_flush_dirty(struct mpt_daemon *d, uint64_t now);
 /* Anchor: the liveness of quiet sessions' paths, for all of them (session_idle.c). */
 void mpt_daemon_quiet_sweep(struct mpt_daemon *d, uint64_t now);
+/* Its period: half of ProbeInterval x ProbeMissLimit, at least ProbeInterval. */
+double mpt_daemon_quiet_period(const struct mpt_daemon *d);
 /* systemd STATUS= line (READY=1 too when ready); a no-op outside systemd. */
 void mpt_daemon_notify_status(struct mpt_daemon *d, bool ready);
 

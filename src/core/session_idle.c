@@ -10,8 +10,9 @@
  * the UE's PROBEs as they come, and their PROBE_ACK carries the ACK (no delayed-ACK
  * timer either).
  *
- * Liveness goes on without a per-session timer: one daemon timer sweeps the quiet
- * sessions every ProbeInterval. A path of a quiet session that has heard nothing
+ * Liveness goes on without a per-session timer: one daemon timer, running while any
+ * session is quiet, sweeps them every max(ProbeInterval, ProbeInterval x
+ * ProbeMissLimit / 2). A path of a quiet session that has heard nothing
  * authenticated for ProbeInterval x ProbeMissLimit (the same limit as for an active
  * session) wakes the session: probing resumes at once and the path is judged as an
  * active one is, counted from the wake-up (the UE may probe less often than we do).
@@ -58,18 +59,35 @@ bool mpt_session_quiet(const struct mpt_session *s, uint64_t now)
 	return !session_has_timed_work(s);
 }
 
+double mpt_daemon_quiet_period(const struct mpt_daemon *d)
+{
+	uint64_t ns = MPT_MAX(d->cfg.probe_interval_ns, dead_after_ns(&d->cfg) / 2);
+
+	return (double)ns / 1e9;
+}
+
 static void leave_quiet(struct mpt_session *s, uint64_t now)
 {
+	struct mpt_daemon *d = s->d;
+
 	if (!s->quiet)
 		return;
 	s->quiet = false;
 	s->woke_ns = now;
 	s->st.wakeups++;
+	if (--d->nquiet == 0)
+		ev_timer_stop(d->loop, &d->quiet_w);
 }
 
 bool mpt_session_quiet_check(struct mpt_session *s, uint64_t now)
 {
+	struct mpt_daemon *d = s->d;
+
 	if (mpt_session_quiet(s, now)) {
+		if (!s->quiet && d->nquiet++ == 0) {
+			ev_timer_set(&d->quiet_w, mpt_daemon_quiet_period(d), 0.0);
+			ev_timer_start(d->loop, &d->quiet_w);
+		}
 		s->quiet = true;
 		return true;
 	}
@@ -131,7 +149,7 @@ static void sweep_session(struct mpt_session *s, uint64_t now)
 
 void mpt_daemon_quiet_sweep(struct mpt_daemon *d, uint64_t now)
 {
-	for (unsigned i = 0; i < d->nsessions; i++) {
+	for (unsigned i = 0; i < d->nsessions && d->nquiet; i++) {
 		struct mpt_session *s = &d->sessions[i];
 
 		if (s->quiet)
