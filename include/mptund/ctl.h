@@ -21,7 +21,14 @@
  *	<empty line>
  *
  * Commands (R = read, W = write):
- *	R stats [scope=PREFIX]		every object's keys below (PREFIX: "session.0")
+ *	R stats [scope=PREFIX] [offset=N] [limit=N] [summary=1]
+ *					every object's keys below (PREFIX: "session.0");
+ *					sessions from index offset, at most limit of them,
+ *					and no more than about MPT_CTL_PAGE_BYTES: the reply
+ *					ends with page.sessions=TOTAL and, when sessions are
+ *					left, page.next=INDEX (ask again with offset=INDEX).
+ *					summary=1: per session only the keys of
+ *					`mptund-ctl sessions` (no paths, no counters)
  *	R watch interval_ms=N [scope=]	a stats reply, prefixed by time_ms=<unix ms>,
  *					every N ms (10..60000) until the client closes
  *	R sched [session=S]		sched.name=, sched.summary=, then per tunable
@@ -58,6 +65,8 @@
 #define MPT_CTL_RUN_DIR		"/run/mptund"
 #define MPT_CTL_WATCH_MIN_MS	10	/* 100 Hz */
 #define MPT_CTL_WATCH_MAX_MS	60000
+#define MPT_CTL_PAGE_BYTES	(1u << 20)	/* a stats reply stops adding sessions
+						 * past this size (page.next=) */
 
 enum mpt_ctl_kind {
 	MPT_CTL_INFO,		/* text: a label, not a sample */
@@ -88,6 +97,8 @@ enum mpt_ctl_kind {
 	X("daemon.drop_cookie_bad_pkts", COUNTER, "cookie replies that did not open or match") \
 	X("daemon.drop.*", COUNTER, "datagrams dropped before a session was found, by reason") \
 	X("daemon.rx_truncated_pkts", COUNTER, "datagrams larger than the receive buffers") \
+	X("page.sessions", GAUGE, "sessions the daemon has (stats paging)") \
+	X("page.next", GAUGE, "offset= of the next stats page (absent on the last)") \
 	X("session.#.peer", INFO, "peer name from the configuration") \
 	X("session.#.state", INFO, "handshake or established") \
 	X("session.#.sched", INFO, "active scheduler") \

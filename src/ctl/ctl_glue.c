@@ -188,7 +188,100 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 			dump_path(out, s, &s->paths[i], now);
 }
 
-static int h_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
+/* The few keys `mptund-ctl sessions` shows: cheap at thousands of sessions. */
+static void dump_session_summary(struct mpt_ctl_out *out, const struct mpt_session *s,
+				 uint64_t now)
+{
+	unsigned si = s->idx, used = 0, up = 0;
+
+	for (unsigned i = 0; i < s->npaths; i++) {
+		used += s->paths[i].used;
+		up += mpt_path_usable(&s->paths[i]);
+	}
+	mpt_ctl_outf(out, "session.%u.peer=%s", si, s->name);
+	mpt_ctl_outf(out, "session.%u.state=%s", si, s->cur.valid ? "established" : "handshake");
+	mpt_ctl_outf(out, "session.%u.sched=%s", si, s->sched->name);
+	mpt_ctl_outf(out, "session.%u.age_ms=%llu", si, (unsigned long long)(s->cur.valid ?
+		     (now - s->established_ns) / MPT_NSEC_PER_MSEC : 0));
+	mpt_ctl_outf(out, "session.%u.queue_pkts=%u", si, s->squeue.pkts);
+	mpt_ctl_outf(out, "session.%u.tx_bytes=%llu", si, (unsigned long long)s->st.tun_rx_bytes);
+	mpt_ctl_outf(out, "session.%u.rx_bytes=%llu", si, (unsigned long long)s->st.tun_tx_bytes);
+	mpt_ctl_outf(out, "session.%u.paths=%u", si, used);
+	mpt_ctl_outf(out, "session.%u.paths_up=%u", si, up);
+	mpt_ctl_outf(out, "session.%u.quiet=%d", si, s->quiet);
+}
+
+/* A scope naming one session ("session.12", "session.12.path.0"): only that one. */
+static void scope_sessions(const char *scope, unsigned n, unsigned *lo, unsigned *hi)
+{
+	char *end;
+	unsigned long v;
+
+	if (!strncmp(scope, "daemon", 6) || !strncmp(scope, "page", 4)) {
+		*lo = *hi = 0;
+		return;
+	}
+	if (strncmp(scope, "session.", 8) || scope[8] < '0' || scope[8] > '9')
+		return;
+	v = strtoul(scope + 8, &end, 10);
+	if (*end != '\0' && *end != '.')
+		return;			/* "session.1" also means 10..19 */
+	*lo = v < n ? (unsigned)v : n;
+	*hi = v < n ? (unsigned)v + 1 : n;
+}
+
+/*
+ * The sessions of one stats reply: from offset=, at most limit= of them, and no more
+ * than fit MPT_CTL_PAGE_BYTES (a session that would overflow the client's queue is
+ * taken back whole). page.sessions= says how many there are, page.next= where the
+ * next reply starts when this one stopped early.
+ */
+static int dump_sessions(struct mpt_daemon *d, const struct mpt_ctl_req *req,
+			 struct mpt_ctl_out *out, const char *scope, uint64_t now)
+{
+	uint32_t offset = 0, limit = UINT32_MAX, summary = 0;
+	unsigned lo = 0, end = d->nsessions, hi, i;
+	size_t start = out->len;
+	const char *saved_scope;
+	char err[160];
+
+	if (req && (mpt_ctl_req_u32(req, "offset", 0, 0, UINT32_MAX, &offset, err,
+				    sizeof(err)) < 0 ||
+		    mpt_ctl_req_u32(req, "limit", UINT32_MAX, 1, UINT32_MAX, &limit, err,
+				    sizeof(err)) < 0 ||
+		    mpt_ctl_req_u32(req, "summary", 0, 0, 1, &summary, err, sizeof(err)) < 0)) {
+		mpt_ctl_outf(out, "message=%s", err);
+		return -EINVAL;
+	}
+	scope_sessions(scope, d->nsessions, &lo, &end);
+	lo = MPT_MIN(MPT_MAX(lo, offset), end);
+	hi = limit < end - lo ? lo + limit : end;
+	for (i = lo; i < hi; i++) {
+		size_t before = out->len;
+
+		if (i > lo && before - start >= MPT_CTL_PAGE_BYTES)
+			break;
+		if (summary)
+			dump_session_summary(out, &d->sessions[i], now);
+		else
+			dump_session(out, &d->sessions[i], now);
+		if (out->err && i > lo) {
+			out->len = before;	/* taken back: the next page starts with it */
+			out->err = 0;
+			break;
+		}
+	}
+	saved_scope = out->scope;
+	out->scope = NULL;		/* the client needs these whatever its scope */
+	mpt_ctl_outf(out, "page.sessions=%u", d->nsessions);
+	if (i < end)
+		mpt_ctl_outf(out, "page.next=%u", i);
+	out->scope = saved_scope;
+	return 0;
+}
+
+static int h_dump(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out,
+		  const char *scope)
 {
 	struct mpt_daemon *d = ctx;
 	uint64_t now = mpt_now_ns(), tun_rx = 0, tun_txb = 0, tun_tx = 0, tun_rxb = 0;
@@ -248,9 +341,7 @@ static int h_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
 	mpt_ctl_outf(out, "daemon.icmp_errors=%llu", (unsigned long long)d->st.icmp_errors);
 	mpt_ctl_outf(out, "daemon.pool_exhausted=%llu",
 		     (unsigned long long)(d->pool.exhausted + d->st.pool_exhausted));
-	for (unsigned i = 0; i < d->nsessions; i++)
-		dump_session(out, &d->sessions[i], now);
-	return 0;
+	return dump_sessions(d, req, out, scope, now);
 }
 
 /* session=S: one session, or all (returns the range). */
