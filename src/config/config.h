@@ -70,6 +70,7 @@ struct mpt_path_config {
 	char cc[MPT_NAME_LEN];		/* "" = [Congestion] Name */
 	bool disabled;			/* administratively down at start */
 	uint32_t mtu;			/* outer path MTU pinned; 0 = discover (plpmtud.h) */
+	uint32_t tags;			/* enum mpt_path_tag bits (Tags =) */
 	int line;			/* where the section started */
 };
 

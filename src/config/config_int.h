@@ -61,6 +61,7 @@ enum cfg_type {
 	T_MTU,		/* "auto" (0) or a number in [min, max] */
 	T_SCHED,	/* scheduler name from the registry */
 	T_CC,		/* congestion controller name from the registry */
+	T_TAGS,		/* uint32_t bits of enum mpt_path_tag, by name (sched.h) */
 };
 
 struct cfg_key {

@@ -67,6 +67,7 @@ static const struct cfg_key path_keys[] = {
 	PA("CC", T_CC, cc, .size = MPT_NAME_LEN, .unset = "(not set: [Congestion] Name)"),
 	PA("Disabled", T_BOOL, disabled),
 	PA("Mtu", T_MTU, mtu, .min = 1200, .max = 65535),
+	PA("Tags", T_TAGS, tags, .unset = "(none)"),
 };
 
 static const struct cfg_key peer_keys[] = {

@@ -257,6 +257,15 @@ int cfg_set_value(struct cfg_parser *ps, const struct cfg_key *k, void *base,
 				    "notice, info, debug)", value);
 		*(int *)f = lvl;
 		return 0;
+	case T_TAGS: {
+		const char *bad;
+
+		if (mpt_path_tags_parse(value, f, &bad) < 0)
+			return cfg_fail(ps, k->name, "'%.*s' is not a path tag (metered, "
+				    "high_cost, cellular, satellite)", (int)strcspn(bad, " \t,"),
+				    bad);
+		return 0;
+	}
 	case T_MTU:
 		if (strcasecmp(value, "auto") == 0) {
 			*(uint32_t *)f = 0;

@@ -86,6 +86,7 @@ struct mpt_daemon {
 	struct mpt_session *sessions;		/* UE: one; anchor: one per [Peer] */
 	unsigned nsessions;
 	struct mpt_session *dirty;		/* to flush after the current batch */
+	struct mpt_agg_table agg;		/* anchor: load per path name */
 	ev_timer quiet_w;			/* anchor: sweeps the quiet sessions, */
 	unsigned nquiet;			/* runs while there are any */
 	struct mpt_txbatch txb;

@@ -25,6 +25,7 @@
 #include "acktrack.h"
 #include "config.h"
 #include "pacer.h"
+#include "path_agg.h"
 #include "pkt.h"
 #include "plpmtud.h"
 #include "recovery.h"
@@ -58,7 +59,9 @@ struct mpt_path {
 	char name[MPT_NAME_LEN];
 	uint32_t cost, weight;
 	uint64_t capacity;
+	uint32_t tags;			/* enum mpt_path_tag bits ([Path] Tags) */
 	const struct mpt_cc_ops *cc_ops;
+	struct mpt_agg_ref agg;		/* anchor: its share of the name's aggregate */
 	bool used;			/* anchor: the UE announced this path id */
 
 	/* endpoint */

@@ -134,9 +134,12 @@ void mpt_session_free(struct mpt_session *s)
 	ev_timer_stop(d->loop, &s->timer);
 	mpt_pktq_purge(&s->squeue, &d->pool);
 	mpt_pktq_purge(&s->rtxq, &d->pool);
-	for (unsigned i = 0; i < MPT_MAX_PATHS; i++)
-		if (s->paths[i].rec.ring)
-			mpt_path_free(&s->paths[i], &d->pool);
+	for (unsigned i = 0; i < MPT_MAX_PATHS; i++) {
+		if (!s->paths[i].rec.ring)
+			continue;
+		mpt_agg_detach(&d->agg, &s->paths[i].agg);
+		mpt_path_free(&s->paths[i], &d->pool);
+	}
 	mpt_reorder_free(&s->reorder);	/* hands held packets to the TUN */
 	keyslot_clear(&s->cur);
 	keyslot_clear(&s->prev);
@@ -146,14 +149,27 @@ void mpt_session_free(struct mpt_session *s)
 	explicit_bzero(&s->hs, sizeof(s->hs));
 }
 
+/* Anchor: path p's share of its name's aggregate load, made current (path_agg.h). */
+static const struct mpt_path_agg *agg_share(struct mpt_session *s, struct mpt_path *p)
+{
+	bool usable = mpt_path_usable(p);
+
+	return mpt_agg_update(&s->d->agg, &p->agg, p->name,
+			      usable ? mpt_path_in_flight(p) : 0, usable ? p->cc.cwnd : 0);
+}
+
 void mpt_session_refresh_views(struct mpt_session *s)
 {
+	bool anchor = s->d->cfg.role == MPT_ROLE_ANCHOR;
 	uint32_t clamp = UINT32_MAX;
 
 	for (unsigned i = 0; i < s->npaths; i++) {
-		const struct mpt_path *p = &s->paths[i];
+		struct mpt_path *p = &s->paths[i];
+		const struct mpt_path_agg *agg = anchor && p->used ? agg_share(s, p) : NULL;
 
 		mpt_path_fill_view(p, &s->views[i], s->d->inner_mtu);
+		s->views[i].agg_in_flight = agg ? agg->in_flight : 0;
+		s->views[i].agg_cwnd = agg ? agg->cwnd : 0;
 		/* the MSS clamp follows the smallest usable path whose size is known */
 		if (s->views[i].up && p->pmtu.state >= MPT_PMTU_COMPLETE)
 			clamp = MPT_MIN(clamp, s->views[i].mtu);
@@ -347,6 +363,10 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now)
 	const struct mpt_config *cfg = &s->d->cfg;
 	uint64_t at = 0;
 
+	if (cfg->role == MPT_ROLE_ANCHOR)		/* the aggregates follow every flush */
+		for (unsigned i = 0; i < s->npaths; i++)
+			if (s->paths[i].used)
+				agg_share(s, &s->paths[i]);
 	if (cfg->role == MPT_ROLE_ANCHOR && mpt_session_quiet_check(s, now)) {
 		ev_timer_stop(s->d->loop, &s->timer);	/* the daemon's sweep watches it */
 		return;

@@ -85,15 +85,19 @@ static void on_probe_info(struct mpt_session *s, struct mpt_path *p,
 		return;
 	if (strcmp(p->name, pr->name) != 0 || p->cost != pr->cost ||
 	    p->weight != pr->weight || p->capacity != pr->capacity) {
+		if (strcmp(p->name, pr->name) != 0)	/* its share moves to the new name */
+			mpt_agg_detach(&s->d->agg, &p->agg);
 		memcpy(p->name, pr->name, sizeof(p->name));
 		p->cost = pr->cost;
 		p->weight = pr->weight;
 		p->capacity = pr->capacity;
+		p->tags = 0;		/* tags come from the anchor's own [Path] only */
 		/* an anchor [Path] of the same name overrides what the UE says */
 		for (unsigned i = 0; i < cfg->npaths; i++) {
 			if (strcmp(cfg->paths[i].name, pr->name) == 0) {
 				p->cost = cfg->paths[i].cost;
 				p->weight = cfg->paths[i].weight;
+				p->tags = cfg->paths[i].tags;
 				if (cfg->paths[i].capacity)
 					p->capacity = cfg->paths[i].capacity;
 				if (cfg->paths[i].mtu != p->pinned_mtu) {

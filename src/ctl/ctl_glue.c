@@ -78,6 +78,13 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	mpt_ctl_outf(out, "%s.cwnd_bytes=%llu", pre, (unsigned long long)p->cc.cwnd);
 	mpt_ctl_outf(out, "%s.in_flight_bytes=%llu", pre,
 		     (unsigned long long)mpt_path_in_flight(p));
+	if (p->agg.idx >= 0) {		/* anchor: every session on a path of this name */
+		const struct mpt_path_agg *a = &s->d->agg.e[p->agg.idx];
+
+		mpt_ctl_outf(out, "%s.agg_in_flight_bytes=%llu", pre,
+			     (unsigned long long)a->in_flight);
+		mpt_ctl_outf(out, "%s.agg_cwnd_bytes=%llu", pre, (unsigned long long)a->cwnd);
+	}
 	mpt_ctl_outf(out, "%s.pacing_rate_bytes_per_s=%llu", pre,
 		     (unsigned long long)p->cc.pacing_rate);
 	mpt_ctl_outf(out, "%s.btlbw_bytes_per_s=%llu", pre, (unsigned long long)p->cc.btlbw);

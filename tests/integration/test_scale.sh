@@ -157,4 +157,18 @@ log "anchor VmRSS: first session +$((rW - rN)) KiB (one-time set-up included)," 
 	"$NUE idle sessions $rE KiB: $per_session KiB per further idle session"
 check "an idle established session costs <= $SESSION_KIB KiB ($per_session)" \
 	[ "$per_session" -le "$SESSION_KIB" ]
+
+# the scheduler view's aggregate (issue 14): every session's path "p1" counts in the
+# cwnd sum that each of them sees, the usable ones only, kept without summing per pick
+ctl stats > "$TMP/agg.txt"
+sum=$(awk '$1 ~ /^session\.[0-9]+\.path\.0\.state$/ && $2 == "up" {
+	split($1, k, "."); up[k[2]] = 1 }
+	$1 ~ /^session\.[0-9]+\.path\.0\.cwnd_bytes$/ { split($1, k, "."); cw[k[2]] = $2 }
+	END { for (s in up) t += cw[s]; print t + 0 }' "$TMP/agg.txt")
+aggs=$(awk '$1 ~ /^session\.[0-9]+\.path\.0\.agg_cwnd_bytes$/ { print $2 }' "$TMP/agg.txt" | sort -u)
+nup=$(grep -Ec '^session\.[0-9]+\.path\.0\.state +up' "$TMP/agg.txt")
+log "path p1 usable in $nup sessions: cwnd sum $sum, agg_cwnd_bytes seen: $(echo $aggs)"
+good=$(all eval '[ "$aggs" = "$sum" ] && [ "$nup" -ge 2 ]')
+check "every session sees the same agg_cwnd of p1, the sum over its $nup usable sessions" \
+	[ "$good" = 1 ]
 finish
