@@ -37,20 +37,30 @@ wait_for() { # wait_for SECONDS KEY REGEX: the anchor's KEY matches REGEX in tim
 }
 
 check "tunnel up" wait_ping $NS_UE 10.2.0.2 10
-check "both anchor paths up" wait_for 5 session.0.path.1.state up
+check "anchor path p1 up" wait_for 5 session.0.path.0.state up
+check "anchor path p2 up" wait_for 5 session.0.path.1.state up
 check "the idle session goes quiet" wait_for 3 session.0.quiet 1
-tx0=$(( $(actl session.0.path.0.probes_tx) + $(actl session.0.path.1.probes_tx) ))
-rx0=$(actl session.0.path.0.probes_rx)
-sleep 2
-tx1=$(( $(actl session.0.path.0.probes_tx) + $(actl session.0.path.1.probes_tx) ))
-rx1=$(actl session.0.path.0.probes_rx)
-log "anchor PROBEs sent while quiet for 2 s: $((tx1 - tx0)); the UE's received: $((rx1 - rx0))"
-check "no anchor PROBE while quiet" [ "$tx1" -eq "$tx0" ]
-check "the UE's PROBEs still arrive (>= 10 in 2 s)" [ $((rx1 - rx0)) -ge 10 ]
-check "still quiet, path 0 up" [ "$(actl session.0.quiet)" = 1 ] && \
-	[ "$(actl session.0.path.0.state)" = up ]
-check "still quiet, path 1 up" [ "$(actl session.0.path.1.state)" = up ]
+probes() { echo $(( $(actl session.0.path.0.probes_tx) + $(actl session.0.path.1.probes_tx) )); }
+# A quiet spell sends no PROBE. On a loaded machine a stalled UE can leave a path
+# silent for 300 ms, which wakes the session (by design): then look at another 2 s.
+quiet_ok=0
+for try in 1 2 3; do
+	wait_for 3 session.0.quiet 1
+	tx0=$(probes); rx0=$(actl session.0.path.0.probes_rx); w0=$(actl session.0.wakeups)
+	sleep 2
+	tx1=$(probes); rx1=$(actl session.0.path.0.probes_rx); w1=$(actl session.0.wakeups)
+	log "2 s quiet ($try): anchor PROBEs $((tx1 - tx0)), the UE's received $((rx1 - rx0))," \
+		"wake-ups $((w1 - w0))"
+	if [ "$w1" -eq "$w0" ]; then
+		[ "$tx1" -eq "$tx0" ] && [ $((rx1 - rx0)) -ge 10 ] && quiet_ok=1
+		break
+	fi
+done
+check "2 s without a wake-up: no anchor PROBE, the UE's PROBEs arrive (>= 10)" \
+	[ "$quiet_ok" = 1 ]
+check "... both paths up" [ "$(actl session.0.path.0.state)/$(actl session.0.path.1.state)" = up/up ]
 
+wait_for 3 session.0.quiet 1
 w0=$(actl session.0.wakeups)
 ping1() { ip netns exec $NS_UE ping -q -c1 -W1 10.2.0.2 >/dev/null; }
 check "traffic gets through a quiet session at once" ping1
