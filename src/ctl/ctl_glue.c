@@ -232,7 +232,7 @@ static void scope_sessions(const char *scope, unsigned n, unsigned *lo, unsigned
 		return;
 	v = strtoul(scope + 8, &end, 10);
 	if (*end != '\0' && *end != '.')
-		return;			/* "session.1" also means 10..19 */
+		return;			/* not an index: let the scope filter it */
 	*lo = v < n ? (unsigned)v : n;
 	*hi = v < n ? (unsigned)v + 1 : n;
 }
