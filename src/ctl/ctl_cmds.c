@@ -88,8 +88,10 @@ static int talk(struct ctl_opts *o, const char *cmd, const char *const *kv, size
 }
 
 /* Add a page's keys to all: the first page whole, later ones their sessions only (the
- * daemon.* keys repeat); page.next is the pager's. Returns page.next, or -1 (last). */
-static long merge_page(struct ctl_kvl *all, const struct ctl_kvl *page, bool first)
+ * daemon.* keys repeat); page.* are the pager's (kept, from the first page, only with
+ * page_keys). Returns page.next, or -1 (last). */
+static long merge_page(struct ctl_kvl *all, const struct ctl_kvl *page, bool first,
+		       bool page_keys)
 {
 	long next = -1;
 
@@ -100,6 +102,8 @@ static long merge_page(struct ctl_kvl *all, const struct ctl_kvl *page, bool fir
 			next = strtol(page->v[i].val, NULL, 10);
 			continue;
 		}
+		if (!strncmp(k, "page.", 5) && !page_keys)
+			continue;
 		if ((first || !strncmp(k, "session.", 8)) &&
 		    ctl_kvl_add(all, k, page->v[i].val) < 0)
 			return -2;
@@ -110,10 +114,12 @@ static long merge_page(struct ctl_kvl *all, const struct ctl_kvl *page, bool fir
 /*
  * stats, page after page: the daemon stops a reply at about MPT_CTL_PAGE_BYTES and
  * says where to go on (page.next=). extra: request lines besides offset/limit (scope=,
- * summary=1). limit 0: every session from offset.
+ * summary=1). limit 0: every session from offset. page_keys: keep page.sessions, and
+ * page.next where the caller's limit stopped (for the sessions view's footer).
  */
 static int talk_pages(struct ctl_opts *o, const char *const *extra, size_t nextra,
-		      unsigned long offset, unsigned long limit, struct ctl_kvl *reply)
+		      unsigned long offset, unsigned long limit, bool page_keys,
+		      struct ctl_kvl *reply)
 {
 	char off[48], lim[48];
 	const char *req[KV_MAX];
@@ -138,7 +144,7 @@ static int talk_pages(struct ctl_opts *o, const char *const *extra, size_t nextr
 			ctl_kvl_free(&page);
 			return rc;
 		}
-		next = merge_page(reply, &page, first);
+		next = merge_page(reply, &page, first, page_keys);
 		ctl_kvl_free(&page);
 		if (next == -2) {
 			fprintf(o->err, "mptund-ctl: out of memory\n");
@@ -150,7 +156,7 @@ static int talk_pages(struct ctl_opts *o, const char *const *extra, size_t nextr
 			if ((unsigned long)next - offset >= limit) {
 				/* the user's page ends here: say where the rest starts */
 				snprintf(off, sizeof(off), "%ld", next);
-				return ctl_kvl_add(reply, "page.next", off) < 0 ?
+				return page_keys && ctl_kvl_add(reply, "page.next", off) < 0 ?
 				       CTL_EXIT_CONNECT : CTL_EXIT_OK;
 			}
 			limit -= (unsigned long)next - offset;
@@ -185,7 +191,7 @@ static int stats_view(struct ctl_opts *o, void (*view)(FILE *, const struct ctl_
 		      unsigned long offset, unsigned long limit)
 {
 	struct ctl_kvl kv = { 0 };
-	int rc = talk_pages(o, extra, nextra, offset, limit, &kv);
+	int rc = talk_pages(o, extra, nextra, offset, limit, view == ctl_view_sessions, &kv);
 
 	if (rc == CTL_EXIT_OK) {
 		if (is_json(o))
@@ -272,7 +278,7 @@ static int cmd_stats(struct ctl_opts *o, int argc, char **argv)
 		return usage_error(o, "stats: unexpected argument '%s'", argv[1]);
 	if (argc == 1)
 		snprintf(scope, sizeof(scope), "scope=%s", argv[0]);
-	rc = talk_pages(o, req, (size_t)argc, 0, 0, &kv);
+	rc = talk_pages(o, req, (size_t)argc, 0, 0, false, &kv);
 	if (rc == CTL_EXIT_OK && o->be->dump(o->out, &kv))
 		rc = CTL_EXIT_CONNECT;
 	ctl_kvl_free(&kv);

@@ -278,9 +278,9 @@ static int dump_sessions(struct mpt_daemon *d, const struct mpt_ctl_req *req,
 			break;
 		}
 	}
+	mpt_ctl_outf(out, "page.sessions=%u", d->nsessions);	/* as its scope says */
 	saved_scope = out->scope;
-	out->scope = NULL;		/* the client needs these whatever its scope */
-	mpt_ctl_outf(out, "page.sessions=%u", d->nsessions);
+	out->scope = NULL;		/* the client needs this whatever its scope */
 	if (i < end)
 		mpt_ctl_outf(out, "page.next=%u", i);
 	out->scope = saved_scope;

@@ -319,12 +319,11 @@ static void test_stats_paged(void **state)
 	assert_int_equal(count_lines(r.out, "daemon.version "), 1);
 	assert_int_equal(count_lines(r.out, "session."), 250 * 7);
 	assert_int_equal(count_lines(r.out, "session.249.path.1.name "), 1);
-	assert_int_equal(count_lines(r.out, "page.sessions "), 1);
-	assert_int_equal(count_lines(r.out, "page.next"), 0);
+	assert_int_equal(count_lines(r.out, "page."), 0);	/* the pager's, not shown */
 	run(&r, "stats", "--json", NULL);
 	assert_int_equal(r.rc, 0);
 	assert_non_null(strstr(r.out, "{\"peer\":\"ue249\",\"state\":\"established\""));
-	assert_non_null(strstr(r.out, "\"page\":{\"sessions\":250}}"));
+	assert_null(strstr(r.out, "\"page\""));
 }
 
 int main(void)
