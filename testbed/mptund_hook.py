@@ -68,6 +68,20 @@ def sched_params(sc, sched):
     return variant_params(sc, "scheduler_params", sched)
 
 
+def rule_sections(sc, sched):
+    """[Rule] sections (scenario key rules: {"sched@variant": [{key: value}, ...]}),
+    for the anchor's config: the anchor steers the downlink by them and pushes them to
+    the UE for its uplink, as the network provides ATSSS rules. A list value repeats
+    the key."""
+    rules = sc.get("rules", {})
+    out = []
+    for rule in rules.get(sched, rules.get(sched.split("@")[0], [])):
+        out += ["", "[Rule]"]
+        for k, v in rule.items():
+            out += ["%s = %s" % (k, x) for x in (v if isinstance(v, list) else [v])]
+    return out + ([""] if out else [])
+
+
 def cc_section(sc, sched):
     """[Congestion]: the tunnel controller and its tunables (scenario key cc_params)."""
     return (["", "[Congestion]", "Name = %s" % sc["tunnel_cc"]] +
@@ -86,6 +100,7 @@ def anchor_config(sc, sched, priv, ue_pubs, seed):
              "[Scheduler]", "Name = %s" % sched.split("@")[0]]
     lines += sched_params(sc, sched)
     lines += cc_section(sc, sched)
+    lines += rule_sections(sc, sched)
     for p, path in enumerate(sc["topology"]["paths"], 1):
         lines += ["[Path]", "Name = %s" % path["name"], "Cost = %d" % int(path["cost"]), ""]
     for k, pub in enumerate(ue_pubs, 1):

@@ -125,6 +125,13 @@ def run_metrics(rundir, meta, constraints):
     gap = failover_gap(server, meta, t1)
     if gap is not None:
         row["failover_ms"] = gap
+    for name, pr in (meta.get("probes") or {}).items():
+        if pr.get("type") == "voice" and pr.get("planned"):
+            row["%s_loss_pct" % name] = pr.get("loss_pct")
+            row["%s_owd_p99" % name] = pr.get("owd_p99_ms")
+        elif pr.get("type") == "ping" and pr.get("sent"):
+            row["%s_loss_pct" % name] = 100.0 * (pr["sent"] - pr["received"]) / pr["sent"]
+            row["%s_rtt_p99" % name] = pr.get("p99_ms")
     if "max_rtt_ms" in constraints and rtts:
         row["viol_rtt"] = sum(1 for r in rtts if r > constraints["max_rtt_ms"]) / len(rtts)
     if "max_rtt_ms" in constraints:
@@ -258,6 +265,9 @@ def format_table(agg, paths):
     cols = ["tput_%s" % p for p in paths] + ["tput_total", "goodput", "completion_s",
                                              "rtt_p50", "rtt_p99", "viol_rtt", "viol_path", "viol_rate", "jain",
                                              "cheap_share", "failover_ms"]
+    for g in agg:       # the probes' columns (scenario.py 'probes'), in first-seen order
+        cols += [k[:-5] for k in g if k.endswith("_mean") and k[:-5] not in cols and
+                 k[:-5].endswith(("_loss_pct", "_owd_p99", "_rtt_p99"))]
     cols = [c for c in cols if any(c + "_mean" in g for g in agg)]
     head = "%-16s %-6s %3s " % ("sched", "cc", "n") + " ".join("%15s" % c for c in cols)
     lines = [head]

@@ -5,8 +5,10 @@
  * userspace turnaround on the far side. Receive times come from SO_TIMESTAMPNS (the
  * kernel's arrival stamp), send times are taken right before sendto().
  *
- *   rttprobe [-c COUNT] [-i SECONDS] [-s PAYLOAD] [-W TIMEOUT_S] [-j] ADDRESS
+ *   rttprobe [-c COUNT] [-i SECONDS] [-s PAYLOAD] [-W TIMEOUT_S] [-B SRC] [-j] ADDRESS
  *
+ * Requests leave every -i seconds whatever the replies do (like ping -i); a reply
+ * later than -W seconds after its request counts as lost.
  * Prints one line per reply ("seq N rtt_ms X") unless -j, then a JSON summary:
  * {"sent":..,"received":..,"min_ms":..,"avg_ms":..,"max_ms":..,"mdev_ms":..,
  *  "p50_ms":..,"p90_ms":..,"p99_ms":..}
@@ -62,64 +64,76 @@ static double pct(const double *v, int n, double q)
 	return v[i < 0 ? 0 : (i >= n ? n - 1 : i)];
 }
 
-/* Wait for the echo reply of seq until deadline; store its RTT. 1 = got, 0 = timeout. */
-static int await_reply(int fd, uint16_t id, uint16_t seq, const struct timespec *sent,
-		       double deadline_ms, double *rtt)
+/* Read one datagram if it is an echo reply of ours: its sequence number and the
+ * kernel's receive stamp. 1 = got one, 0 = something else. */
+static int read_reply(int fd, uint16_t id, uint16_t *seq, double *rx_ms)
 {
-	for (;;) {
-		uint8_t buf[2048], cbuf[256];
-		struct iovec iov = { buf, sizeof(buf) };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-				     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-		struct timespec now, *rx = NULL;
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		struct cmsghdr *c;
-		struct icmphdr *ic;
-		struct iphdr *ip;
-		ssize_t n;
-		int wait;
+	uint8_t buf[2048], cbuf[256];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct timespec now;
+	struct cmsghdr *c;
+	struct icmphdr *ic;
+	struct iphdr *ip;
+	ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT);
 
-		clock_gettime(CLOCK_REALTIME, &now);
-		wait = (int)ceil(deadline_ms - ts_ms(&now));
-		if (wait <= 0 || poll(&pfd, 1, wait) <= 0)
-			return 0;
-		n = recvmsg(fd, &mh, 0);
-		if (n < (ssize_t)(sizeof(*ip) + sizeof(*ic)))
-			continue;
-		ip = (struct iphdr *)buf;
-		ic = (struct icmphdr *)(buf + ip->ihl * 4);
-		if (ic->type != ICMP_ECHOREPLY || ic->un.echo.id != id ||
-		    ntohs(ic->un.echo.sequence) != seq)
-			continue;
-		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS)
-				rx = (struct timespec *)CMSG_DATA(c);
-		if (!rx) {
-			clock_gettime(CLOCK_REALTIME, &now);
-			rx = &now;
-		}
-		*rtt = ts_ms(rx) - ts_ms(sent);
-		return 1;
-	}
+	if (n < (ssize_t)(sizeof(*ip) + sizeof(*ic)))
+		return 0;
+	ip = (struct iphdr *)buf;
+	if (n < ip->ihl * 4 + (ssize_t)sizeof(*ic))
+		return 0;
+	ic = (struct icmphdr *)(buf + ip->ihl * 4);
+	if (ic->type != ICMP_ECHOREPLY || ic->un.echo.id != id)
+		return 0;
+	*seq = ntohs(ic->un.echo.sequence);
+	clock_gettime(CLOCK_REALTIME, &now);
+	*rx_ms = ts_ms(&now);
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS)
+			*rx_ms = ts_ms((struct timespec *)CMSG_DATA(c));
+	return 1;
+}
+
+/* One echo request; its send time in *sent_ms. */
+static void send_echo(int fd, const struct sockaddr_in *dst, uint16_t id, int seq, int size,
+		      double *sent_ms)
+{
+	uint8_t pkt[1500] = { 0 };
+	struct icmphdr *ic = (struct icmphdr *)pkt;
+	struct timespec sent;
+
+	ic->type = ICMP_ECHO;
+	ic->un.echo.id = id;
+	ic->un.echo.sequence = htons((uint16_t)seq);
+	ic->checksum = csum(pkt, sizeof(*ic) + (size_t)size);
+	clock_gettime(CLOCK_REALTIME, &sent);
+	*sent_ms = ts_ms(&sent);
+	if (sendto(fd, pkt, sizeof(*ic) + (size_t)size, 0, (const struct sockaddr *)dst,
+		   sizeof(*dst)) < 0)
+		perror("rttprobe: sendto");
 }
 
 int main(int argc, char **argv)
 {
 	int count = 10, size = 56, c, fd, one = 1, got = 0;
-	double interval = 0.2, timeout = 1.0, sum = 0, sum2 = 0, *rtts;
+	double interval = 0.2, timeout = 1.0, sum = 0, sum2 = 0, *rtts, *sent_ms;
+	bool *seen;
 	bool json = false;
-	struct sockaddr_in dst = { .sin_family = AF_INET };
+	struct sockaddr_in dst = { .sin_family = AF_INET }, src = { .sin_family = AF_INET };
+	const char *bind_to = NULL;
 	uint16_t id = (uint16_t)getpid();
 
-	while ((c = getopt(argc, argv, "c:i:s:W:j")) != -1) {
+	while ((c = getopt(argc, argv, "c:i:s:W:B:j")) != -1) {
 		switch (c) {
 		case 'c': count = atoi(optarg); break;
 		case 'i': interval = atof(optarg); break;
 		case 's': size = atoi(optarg); break;
 		case 'W': timeout = atof(optarg); break;
 		case 'j': json = true; break;
+		case 'B': bind_to = optarg; break;
 		default:
-			fprintf(stderr, "usage: rttprobe [-c N] [-i S] [-s BYTES] [-W S] [-j] ADDR\n");
+			fprintf(stderr, "usage: rttprobe [-c N] [-i S] [-s BYTES] [-W S] [-B SRC] [-j] ADDR\n");
 			return 2;
 		}
 	}
@@ -138,40 +152,55 @@ int main(int argc, char **argv)
 		perror("rttprobe: raw socket (needs root)");
 		return 1;
 	}
+	if (bind_to && (inet_pton(AF_INET, bind_to, &src.sin_addr) != 1 ||
+			bind(fd, (struct sockaddr *)&src, sizeof(src)) < 0)) {
+		fprintf(stderr, "rttprobe: cannot use source address '%s'\n", bind_to);
+		return 2;
+	}
 	setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
 	rtts = calloc((size_t)count, sizeof(*rtts));
-	if (!rtts)
+	seen = calloc((size_t)count + 1, sizeof(*seen));
+	if (!rtts || !seen)
 		return 1;
-	for (int seq = 1; seq <= count; seq++) {
-		uint8_t pkt[1500] = { 0 };
-		struct icmphdr *ic = (struct icmphdr *)pkt;
-		struct timespec sent;
-		double rtt;
+	sent_ms = calloc((size_t)count + 1, sizeof(*sent_ms));
+	if (!sent_ms)
+		return 1;
+	/* Send every interval like ping -i, whatever the replies do; a reply counts when
+	 * it comes within the timeout of its request. Stragglers: wait the timeout after
+	 * the last request. */
+	for (int seq = 1; seq <= count + 1;) {
+		struct timespec now;
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		double due = seq == 1 ? 0 : sent_ms[seq - 1] + (seq > count ? timeout : interval) * 1e3;
+		double rx, rtt;
+		uint16_t rseq;
+		int wait;
 
-		ic->type = ICMP_ECHO;
-		ic->un.echo.id = id;
-		ic->un.echo.sequence = htons((uint16_t)seq);
-		ic->checksum = csum(pkt, sizeof(*ic) + (size_t)size);
-		clock_gettime(CLOCK_REALTIME, &sent);
-		if (sendto(fd, pkt, sizeof(*ic) + (size_t)size, 0, (struct sockaddr *)&dst,
-			   sizeof(dst)) < 0) {
-			perror("rttprobe: sendto");
-		} else if (await_reply(fd, id, (uint16_t)seq, &sent,
-				       ts_ms(&sent) + timeout * 1e3, &rtt)) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (seq > count && got == count)
+			break;
+		if (ts_ms(&now) >= due) {
+			if (seq > count)
+				break;
+			send_echo(fd, &dst, id, seq, size, &sent_ms[seq]);
+			seq++;
+			continue;
+		}
+		wait = (int)ceil(due - ts_ms(&now));
+		if (poll(&pfd, 1, wait) <= 0)
+			continue;
+		while (read_reply(fd, id, &rseq, &rx)) {
+			if (rseq < 1 || rseq > count || rseq >= seq || seen[rseq])
+				continue;
+			rtt = rx - sent_ms[rseq];
+			if (rtt > timeout * 1e3)
+				continue;
+			seen[rseq] = true;
 			rtts[got++] = rtt;
 			sum += rtt;
 			sum2 += rtt * rtt;
 			if (!json)
-				printf("seq %d rtt_ms %.3f\n", seq, rtt);
-		}
-		if (seq < count) {
-			struct timespec now;
-			double left;
-
-			clock_gettime(CLOCK_REALTIME, &now);
-			left = ts_ms(&sent) + interval * 1e3 - ts_ms(&now);
-			if (left > 0)
-				usleep((useconds_t)(left * 1e3));
+				printf("seq %u rtt_ms %.3f\n", rseq, rtt);
 		}
 	}
 	qsort(rtts, (size_t)got, sizeof(*rtts), cmp_double);
@@ -187,6 +216,8 @@ int main(int argc, char **argv)
 		printf("{\"sent\":%d,\"received\":0}\n", count);
 	}
 	free(rtts);
+	free(seen);
+	free(sent_ms);
 	close(fd);
 	return got ? 0 : 1;
 }

@@ -138,6 +138,56 @@ def flow_cmd(kind, sc, run, bind, port):
     return cmd + (["-R"] if fl["direction"] == "down" else [])
 
 
+def start_probes(topo, sc, kind, bind, builddir):
+    """Start the scenario's side flows (scenario.py 'probes'); [(probe, receiver or
+    None, sender)]. A voice flow runs testbed/owdprobe (receiver first); a ping runs
+    rttprobe on the UE. Each waits start_s in a shell before it starts."""
+    ue, out = topo.ues[0], []
+    ue_addr = bind or path_addr(1, 1)
+    for pr in sc["probes"]:
+        wait = "sleep %g; exec " % pr["start_s"]
+        if pr["type"] == "ping":
+            n = max(1, int(pr["duration_s"] * 1000 / pr["interval_ms"]))
+            cmd = "%s%s -j -c %d -i %g -W 1 %s %s" % (
+                wait, os.path.join(builddir, "rttprobe"), n, pr["interval_ms"] / 1000,
+                "-B %s" % bind if bind else "", SERVER_ADDR)
+            out.append((pr, None, ue.popen(["sh", "-c", cmd], stdout=subprocess.PIPE,
+                                           stderr=subprocess.PIPE, text=True)))
+            continue
+        prog = os.path.join(builddir, "owdprobe")
+        up = pr["direction"] == "up"
+        rx_host, tx_host = (topo.server, ue) if up else (ue, topo.server)
+        rx = rx_host.popen([prog, "recv", "-W", "3", "-d",
+                            "%g" % (pr["start_s"] + pr["duration_s"] + 30), str(pr["port"])],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        src = ("-B %s " % bind) if up and bind else ""
+        cmd = "%s%s send -r %g -l %d -d %g -T %d %s%s %d" % (
+            wait, prog, pr["rate_kbit"], pr["len"], pr["duration_s"], pr["tos"], src,
+            SERVER_ADDR if up else ue_addr, pr["port"])
+        tx = tx_host.popen(["sh", "-c", cmd], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        out.append((pr, rx, tx))
+    topo.procs += [p for _, rx, tx in out for p in (rx, tx) if p]
+    return out
+
+
+def collect_probes(probes, deadline, meta, rundir):
+    """Wait (bounded) for each probe's result; probe-NAME.json, meta["probes"]."""
+    meta["probes"] = {}
+    for pr, rx, tx in probes:
+        res = rx or tx
+        try:
+            tx.wait(timeout=max(1.0, deadline - time.time()))
+            outp, err = res.communicate(timeout=max(5.0, deadline + 10 - time.time()))
+            data = json.loads(outp.strip().splitlines()[-1])
+        except (subprocess.TimeoutExpired, ValueError, IndexError) as e:
+            data = {"error": "%s: %s" % (type(e).__name__, e)}
+        data["type"] = pr["type"]
+        meta["probes"][pr["name"]] = data
+        with open(os.path.join(rundir, "probe-%s.json" % pr["name"]), "w") as f:
+            json.dump(data, f)
+
+
 def wait_clients(clients, limit, deadline, meta, rundir, what):
     """Collect the flow clients' output; one not done by the deadline is killed and the
     run marked "timeout" with an error naming it."""
@@ -209,6 +259,7 @@ def one_run(sc, run, rundir, builddir, log, signals):
         limit = flow_limit(fl)
         meta["flow_start"] = time.time()
         sched_th = schedule_thread(topo, limit, meta["flow_start"], stop_ev, sched_log)
+        probes = start_probes(topo, sc, kind, bind, builddir)
         clients = []
         for k, ue in enumerate(topo.ues, 1):
             b = bind.replace(".11", ".%d" % (10 + k)) if bind and k > 1 else bind
@@ -219,6 +270,8 @@ def one_run(sc, run, rundir, builddir, log, signals):
         wait_clients(clients, limit, meta["flow_start"] + limit, meta, rundir,
                      "bulk.py client" if kind == "mptcp" else "iperf3 client")
         meta["flow_end"] = time.time()
+        collect_probes(probes, meta["flow_start"] + max(
+            [pr["start_s"] + pr["duration_s"] + 5 for pr, _, _ in probes] or [0]), meta, rundir)
         time.sleep(0.3)
     except TunnelUnavailable as e:
         meta["status"] = "skipped"

@@ -15,11 +15,18 @@
   "scheduler_params": {"olms": {"MaxRtt": "50"}},   # [Scheduler] tunables, by name
   "cc_params": {"acpf@iw": {"init_cwnd_pkts": 64}}, # [Congestion] tunables, by name
   "interface_params": {"cpf@nohold": {"ReorderMaxHold": "0"}}, # [Interface] keys
+  "rules": {"acpf@atsss": [{"Name": "voice", "Protocol": "udp", "DestinationPort": "5400",
+                            "Scheduler": "redundant"}]},  # [Rule] sections (anchor)
   "tunnel_cc": "bbr",
   "cc": ["reno", "cubic", "bbr"],
   "flow": {"type": "greedy" | "transfer", "direction": "down" | "up", "duration_s": 60,
            "size_mb": 200, "parallel": 1, "timeout_s": 120,
            "bitrate_mbit": 20},          # optional: an app-limited sender (iperf3 -b)
+  "probes": [                          # optional: measured flows beside the main one
+    {"name": "voice", "type": "voice", "direction": "up", "rate_kbit": 200, "len": 160,
+     "port": 5400, "tos": 184},          # constant-bitrate UDP (testbed/owdprobe.c):
+                                         # loss and one-way delay
+    {"name": "ping", "type": "ping", "interval_ms": 20}],  # ICMP echo (rttprobe): RTT
   "repetitions": 5, "seed": 1,
   "constraints": {"max_rtt_ms": 50, "max_rate_mbit": 40}
 }
@@ -37,6 +44,7 @@ import os
 
 DIRECTIONS = ("down", "up")
 FLOW_TYPES = ("greedy", "transfer")
+PROBE_TYPES = ("voice", "ping")
 CCS = ("reno", "cubic", "bbr")
 PSEUDO = ("mptcp",)
 
@@ -178,6 +186,11 @@ def load(path):
     sc["repetitions"] = int(_num(sc, "repetitions", where, 1, 1, 1000))
     sc["seed"] = int(_num(sc, "seed", where, 1, 0, 2**32))
     sc.setdefault("tunnel_cc", "bbr")
+    rules = sc.setdefault("rules", {})
+    if not isinstance(rules, dict) or not all(
+            isinstance(v, list) and all(isinstance(r, dict) for r in v) for v in rules.values()):
+        raise ScenarioError("%s: rules must map scheduler names to a list of {key: value}"
+                            % where)
     for key in ("scheduler_params", "cc_params", "interface_params"):
         sc.setdefault(key, {})
         if not isinstance(sc[key], dict) or not all(isinstance(v, dict)
@@ -185,7 +198,38 @@ def load(path):
             raise ScenarioError("%s: %s must map scheduler names to {key: value}"
                                 % (where, key))
     sc.setdefault("constraints", {})
+    sc["probes"] = [normalize_probe(pr, i, where, fl)
+                    for i, pr in enumerate(sc.get("probes", []))]
+    if len({pr["name"] for pr in sc["probes"]}) != len(sc["probes"]):
+        raise ScenarioError("%s: duplicate probe names" % where)
     return sc
+
+
+def normalize_probe(pr, i, where, fl):
+    """A measured side flow: a constant-bitrate UDP 'voice' flow or an ICMP 'ping',
+    running for the main flow's duration (or duration_s) from start_s."""
+    w = "%s: probes[%d]" % (where, i)
+    if not isinstance(pr, dict):
+        raise ScenarioError("%s: must be an object" % w)
+    pr.setdefault("type", "voice")
+    if pr["type"] not in PROBE_TYPES:
+        raise ScenarioError("%s: type '%s' is not one of %s" % (w, pr["type"], PROBE_TYPES))
+    pr.setdefault("name", "%s%d" % (pr["type"], i + 1))
+    if not isinstance(pr["name"], str) or not pr["name"].isidentifier():
+        raise ScenarioError("%s: name '%s' must be a word" % (w, pr["name"]))
+    pr.setdefault("direction", fl["direction"])
+    if pr["direction"] not in DIRECTIONS:
+        raise ScenarioError("%s: direction '%s' not in %s" % (w, pr["direction"], DIRECTIONS))
+    pr["start_s"] = _num(pr, "start_s", w, 0, 0, 86400)
+    pr["duration_s"] = _num(pr, "duration_s", w, fl["duration_s"], 1, 86400)
+    if pr["type"] == "voice":
+        pr["rate_kbit"] = _num(pr, "rate_kbit", w, 200, 1, 1e6)
+        pr["len"] = int(_num(pr, "len", w, 160, 24, 1400))
+        pr["port"] = int(_num(pr, "port", w, 5400 + i, 1024, 65535))
+        pr["tos"] = int(_num(pr, "tos", w, 0, 0, 255))
+    else:
+        pr["interval_ms"] = _num(pr, "interval_ms", w, 20, 1, 10000)
+    return pr
 
 
 def runs(sc, only_sched=None, only_cc=None, reps=None):

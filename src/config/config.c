@@ -23,34 +23,6 @@
 #include "config_int.h"
 #include "log.h"
 
-static int __attribute__((format(printf, 4, 0)))
-failv(struct cfg_parser *ps, int line, const char *key, const char *fmt, va_list ap)
-{
-	int n;
-
-	if (line > 0)
-		n = snprintf(ps->err, ps->errlen, "%s:%d: ", ps->cfg->file, line);
-	else
-		n = snprintf(ps->err, ps->errlen, "%s: ", ps->cfg->file);
-	if (key && n >= 0 && (size_t)n < ps->errlen)
-		n += snprintf(ps->err + n, ps->errlen - (size_t)n, "%s: ", key);
-	if (n >= 0 && (size_t)n < ps->errlen)
-		vsnprintf(ps->err + n, ps->errlen - (size_t)n, fmt, ap);
-	return -EINVAL;
-}
-
-int cfg_failat(struct cfg_parser *ps, int line, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = failv(ps, line, key, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-
 /* A tunable of the section's module; validated when the section closes. */
 static int add_override(struct cfg_parser *ps, const char *key, const char *value)
 {

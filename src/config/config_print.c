@@ -16,10 +16,47 @@
 #include "keys.h"
 #include "log.h"
 
+/* Every prefix of a list key on a line of its own. */
+static void print_prefixes(const struct cfg_key *k, const void *base, FILE *out)
+{
+	const struct mpt_prefix *arr = (const void *)((const char *)base + k->off);
+	unsigned n = *(const unsigned *)((const char *)base + k->count_off);
+	char buf[256];
+
+	for (unsigned i = 0; i < n; i++) {
+		mpt_prefix_format(&arr[i], buf, sizeof(buf));
+		fprintf(out, "%s = %s\n", k->name, buf);
+	}
+	if (n == 0)
+		fprintf(out, "# %s = (none)\n", k->name);
+}
+
+/* A listen address (no port), a source (a port only when set), an endpoint. */
+static void format_address(const struct cfg_key *k, const struct sockaddr_storage *ss,
+			   char *buf, size_t len)
+{
+	switch (k->type) {
+	case T_LISTENADDR:
+		cfgv_ip_format(ss, buf, len);
+		break;
+	case T_SOURCE:
+		if (ss->ss_family && ((const struct sockaddr_in *)ss)->sin_port == 0)
+			cfgv_ip_format(ss, buf, len);
+		else if (ss->ss_family)
+			mpt_sockaddr_format(ss, buf, len);
+		break;
+	case T_ENDPOINT:
+		if (ss->ss_family)
+			mpt_sockaddr_format(ss, buf, len);
+		break;
+	default:
+		break;
+	}
+}
+
 static void print_value(const struct cfg_key *k, const void *base, FILE *out)
 {
 	const void *f = (const char *)base + k->off;
-	const struct sockaddr_storage *ss = f;
 	char buf[256];
 
 	buf[0] = '\0';
@@ -39,18 +76,9 @@ static void print_value(const struct cfg_key *k, const void *base, FILE *out)
 		snprintf(buf, sizeof(buf), "%s", (const char *)f);
 		break;
 	case T_PREFIXES:
-	case T_ROUTES: {
-		const struct mpt_prefix *arr = f;
-		unsigned n = *(const unsigned *)((const char *)base + k->count_off);
-
-		for (unsigned i = 0; i < n; i++) {
-			mpt_prefix_format(&arr[i], buf, sizeof(buf));
-			fprintf(out, "%s = %s\n", k->name, buf);
-		}
-		if (n == 0)
-			fprintf(out, "# %s = (none)\n", k->name);
+	case T_ROUTES:
+		print_prefixes(k, base, out);
 		return;
-	}
 	case T_U32:
 		snprintf(buf, sizeof(buf), "%u", *(const uint32_t *)f);
 		break;
@@ -70,17 +98,9 @@ static void print_value(const struct cfg_key *k, const void *base, FILE *out)
 		cfgv_rate_format(*(const uint64_t *)f, buf, sizeof(buf));
 		break;
 	case T_LISTENADDR:
-		cfgv_ip_format(ss, buf, sizeof(buf));
-		break;
 	case T_SOURCE:
-		if (ss->ss_family && ((const struct sockaddr_in *)ss)->sin_port == 0)
-			cfgv_ip_format(ss, buf, sizeof(buf));
-		else if (ss->ss_family)
-			mpt_sockaddr_format(ss, buf, sizeof(buf));
-		break;
 	case T_ENDPOINT:
-		if (ss->ss_family)
-			mpt_sockaddr_format(ss, buf, sizeof(buf));
+		format_address(k, f, buf, sizeof(buf));
 		break;
 	case T_BOOL:
 		snprintf(buf, sizeof(buf), "%s", *(const bool *)f ? "true" : "false");

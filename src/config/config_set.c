@@ -5,6 +5,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -12,6 +13,35 @@
 #include "config_int.h"
 #include "keys.h"
 #include "log.h"
+
+/* Parser errors, as STYLE.md asks: FILE:LINE: KEY: message (config.c reports
+ * through it too). */
+static int __attribute__((format(printf, 4, 0)))
+failv(struct cfg_parser *ps, int line, const char *key, const char *fmt, va_list ap)
+{
+	int n;
+
+	if (line > 0)
+		n = snprintf(ps->err, ps->errlen, "%s:%d: ", ps->cfg->file, line);
+	else
+		n = snprintf(ps->err, ps->errlen, "%s: ", ps->cfg->file);
+	if (key && n >= 0 && (size_t)n < ps->errlen)
+		n += snprintf(ps->err + n, ps->errlen - (size_t)n, "%s: ", key);
+	if (n >= 0 && (size_t)n < ps->errlen)
+		vsnprintf(ps->err + n, ps->errlen - (size_t)n, fmt, ap);
+	return -EINVAL;
+}
+
+int cfg_failat(struct cfg_parser *ps, int line, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = failv(ps, line, key, fmt, ap);
+	va_end(ap);
+	return rc;
+}
 
 static void list_modules(char *buf, size_t len, bool sched)
 {
@@ -120,14 +150,11 @@ static int set_module(struct cfg_parser *ps, const struct cfg_key *k, char *dst,
 	return 0;
 }
 
-int cfg_set_value(struct cfg_parser *ps, const struct cfg_key *k, void *base,
-		     const char *value)
+/* Keys whose value is a word or a name, copied or looked up as it is. */
+static int set_text(struct cfg_parser *ps, const struct cfg_key *k, void *f,
+		    const char *value)
 {
-	void *f = (char *)base + k->off;
 	size_t len = strlen(value);
-	uint64_t v;
-	bool b;
-	int lvl;
 
 	switch (k->type) {
 	case T_ROLE:
@@ -162,41 +189,36 @@ int cfg_set_value(struct cfg_parser *ps, const struct cfg_key *k, void *base,
 				    "characters", value, k->size - 1);
 		strcpy(f, value);
 		return 0;
-	case T_PREFIXES:
-	case T_ROUTES:
-		return set_prefixes(ps, k, base, value);
-	case T_U32:
-		if (set_number(ps, k, value, &v) < 0)
-			return -EINVAL;
-		*(uint32_t *)f = (uint32_t)v;
-		return 0;
-	case T_U64:
-		if (set_number(ps, k, value, &v) < 0)
-			return -EINVAL;
-		*(uint64_t *)f = v;
-		return 0;
-	case T_PORT:
-		if (set_number(ps, k, value, &v) < 0)
-			return -EINVAL;
-		((struct sockaddr_in *)f)->sin_port = htons((uint16_t)v);	/* = sin6_port */
-		return 0;
-	case T_MS:
-	case T_SEC:
-		return set_duration(ps, k, value, f);
-	case T_RATE: {
-		char hi[32];
-		int rc = cfgv_rate(value, &v);
-
-		if (rc == -EINVAL)
-			return cfg_fail(ps, k->name, "'%s' is not a rate (e.g. 50Mbit, 1Gbit, or "
-				    "bytes per second)", value);
-		if (rc < 0 || v < k->min || v > k->max) {
-			cfgv_rate_format(k->max, hi, sizeof(hi));
-			return cfg_fail(ps, k->name, "'%s' is out of range [0, %s]", value, hi);
-		}
-		*(uint64_t *)f = v;
-		return 0;
+	default:
+		break;
 	}
+	return cfg_fail(ps, k->name, "internal error: not a text key");
+}
+
+/* A rate with its unit (mptund.conf(5)), at most the key's maximum. */
+static int set_rate(struct cfg_parser *ps, const struct cfg_key *k, void *f,
+		    const char *value)
+{
+	char hi[32];
+	uint64_t v;
+	int rc = cfgv_rate(value, &v);
+
+	if (rc == -EINVAL)
+		return cfg_fail(ps, k->name, "'%s' is not a rate (e.g. 50Mbit, 1Gbit, or "
+			    "bytes per second)", value);
+	if (rc < 0 || v < k->min || v > k->max) {
+		cfgv_rate_format(k->max, hi, sizeof(hi));
+		return cfg_fail(ps, k->name, "'%s' is out of range [0, %s]", value, hi);
+	}
+	*(uint64_t *)f = v;
+	return 0;
+}
+
+/* Addresses: a listen address (its port set apart), a source, an endpoint. */
+static int set_address(struct cfg_parser *ps, const struct cfg_key *k, void *f,
+		    const char *value)
+{
+	switch (k->type) {
 	case T_LISTENADDR: {
 		struct sockaddr_storage *ss = f;
 		in_port_t port = ((struct sockaddr_in *)ss)->sin_port;
@@ -235,6 +257,20 @@ int cfg_set_value(struct cfg_parser *ps, const struct cfg_key *k, void *base,
 		}
 		return 0;
 	}
+	default:
+		break;
+	}
+	return cfg_fail(ps, k->name, "internal error: not an address key");
+}
+
+/* Keys with a fixed vocabulary: booleans, ciphers, recovery modes, log levels, tags. */
+static int set_word(struct cfg_parser *ps, const struct cfg_key *k, void *f,
+		    const char *value)
+{
+	int lvl;
+	bool b;
+
+	switch (k->type) {
 	case T_BOOL:
 		if (cfgv_bool(value, &b) < 0)
 			return cfg_fail(ps, k->name, "'%s' is not a boolean (true/false)", value);
@@ -266,6 +302,58 @@ int cfg_set_value(struct cfg_parser *ps, const struct cfg_key *k, void *base,
 				    bad);
 		return 0;
 	}
+	default:
+		break;
+	}
+	return cfg_fail(ps, k->name, "internal error: not a word key");
+}
+
+int cfg_set_value(struct cfg_parser *ps, const struct cfg_key *k, void *base,
+		     const char *value)
+{
+	void *f = (char *)base + k->off;
+	uint64_t v;
+
+	switch (k->type) {
+	case T_ROLE:
+	case T_KEY:
+	case T_IFNAME:
+	case T_IDENT:
+	case T_SOCKPATH:
+		return set_text(ps, k, f, value);
+	case T_PREFIXES:
+	case T_ROUTES:
+		return set_prefixes(ps, k, base, value);
+	case T_U32:
+		if (set_number(ps, k, value, &v) < 0)
+			return -EINVAL;
+		*(uint32_t *)f = (uint32_t)v;
+		return 0;
+	case T_U64:
+		if (set_number(ps, k, value, &v) < 0)
+			return -EINVAL;
+		*(uint64_t *)f = v;
+		return 0;
+	case T_PORT:
+		if (set_number(ps, k, value, &v) < 0)
+			return -EINVAL;
+		((struct sockaddr_in *)f)->sin_port = htons((uint16_t)v);	/* = sin6_port */
+		return 0;
+	case T_MS:
+	case T_SEC:
+		return set_duration(ps, k, value, f);
+	case T_RATE:
+		return set_rate(ps, k, f, value);
+	case T_LISTENADDR:
+	case T_SOURCE:
+	case T_ENDPOINT:
+		return set_address(ps, k, f, value);
+	case T_BOOL:
+	case T_CIPHER:
+	case T_RECOVERY:
+	case T_LOGLEVEL:
+	case T_TAGS:
+		return set_word(ps, k, f, value);
 	case T_MTU:
 		if (strcasecmp(value, "auto") == 0) {
 			*(uint32_t *)f = 0;

@@ -10,37 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl_glue.h"
 #include "daemon.h"
 #include "log.h"
 #include "sys.h"
 
 #define CONTAINER(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
-
-void mpt_daemon_flush_dirty(struct mpt_daemon *d, uint64_t now)
-{
-	for (int rounds = 0; d->dirty && rounds < 4; rounds++) {
-		struct mpt_session *list = d->dirty;
-
-		d->dirty = NULL;
-		while (list) {
-			struct mpt_session *s = list;
-
-			list = s->dirty_next;
-			s->dirty = false;
-			mpt_session_flush(s, now);
-		}
-	}
-}
-
-int mpt_daemon_sendto(struct mpt_daemon *d, struct mpt_path *p, const uint8_t *buf,
-		      size_t len)
-{
-	ssize_t n = sendto(p->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&p->remote,
-			   p->remote_len);
-
-	return n < 0 ? -errno : 0;
-}
 
 static void tun_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
@@ -246,8 +220,10 @@ static void close_sessions(struct mpt_daemon *d)
 static void quiet_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct mpt_daemon *d = CONTAINER(w, struct mpt_daemon, quiet_w);
+	uint64_t now = mpt_now_ns();
 
-	mpt_daemon_quiet_sweep(d, mpt_now_ns());
+	mpt_daemon_quiet_sweep(d, now);
+	mpt_daemon_flush_dirty(d, now);		/* the sessions woken */
 	if (!d->nquiet)
 		return;				/* stopped meanwhile (ev_timer: not repeating) */
 	w->repeat = mpt_daemon_quiet_period(d);	/* a reload may change it */
@@ -286,6 +262,27 @@ static void start_watchers(struct mpt_daemon *d)
 }
 
 /* systemd STATUS=: paths up per session at a glance (and READY=1 the first time). */
+static void session_path_state(struct mpt_session *s, struct mpt_path *p)
+{
+	mpt_daemon_notify_status(s->d, false);
+}
+
+static const struct mpt_session_ops session_ops = {
+	.handshake_due = mpt_hs_ue_start,
+	.path_state = session_path_state,
+};
+
+static int ctl_open(struct mpt_daemon *d, char *err, size_t errlen)
+{
+	return d->ops && d->ops->ctl_open ? d->ops->ctl_open(d, err, errlen) : 0;
+}
+
+static void ctl_close(struct mpt_daemon *d)
+{
+	if (d->ops && d->ops->ctl_close)
+		d->ops->ctl_close(d);
+}
+
 void mpt_daemon_notify_status(struct mpt_daemon *d, bool ready)
 {
 	char buf[256];
@@ -310,28 +307,17 @@ void mpt_daemon_notify_status(struct mpt_daemon *d, bool ready)
 		       ready ? "READY=1\n" : "", established, d->nsessions, d->cfg.sched);
 }
 
-int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
-		     size_t errlen)
+/* The daemon's secrets and seeds: flow hash key, RNG, static key, handshake guard. */
+static int init_identity(struct mpt_daemon *d, char *err, size_t errlen)
 {
 	struct mpt_config *cfg = &d->cfg;
 	uint8_t seed[16 + 32];		/* flow hash key, RNG state */
-	uint32_t npkts;
 	int ret;
 
-	d->start_ns = mpt_now_ns();
-	d->tun.fd = -1;
-	snprintf(d->config_path, sizeof(d->config_path), "%s", config_path);
-	ret = mpt_config_load(cfg, config_path, err, errlen);
-	if (ret < 0)
-		return ret;
-	if (mpt_sched_registry_check(err, errlen) < 0 || mpt_cc_registry_check(err, errlen) < 0)
-		goto fail_cfg;
-	log_set_level(cfg->log_level);
-	d->inner_mtu = mpt_config_inner_mtu(cfg);
 	ret = mpt_random_bytes(seed, sizeof(seed));
 	if (ret < 0) {
 		snprintf(err, errlen, "getrandom: %s", strerror(-ret));
-		goto fail_cfg;
+		return ret;
 	}
 	mpt_siphash_key_from_bytes(&d->flow_key, seed);
 	if (cfg->seed)
@@ -342,59 +328,49 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 	ret = mpt_noise_local_init(&d->local, cfg->private_key);
 	if (ret < 0) {
 		snprintf(err, errlen, "PrivateKey: not a usable X25519 key");
-		goto fail_cfg;
+		return ret;
 	}
 	ret = mpt_hs_guard_init(&d->hs_guard, d->local.pub, mpt_rng_u64(&d->rng),
 				mpt_now_ns());
 	if (ret < 0) {
 		snprintf(err, errlen, "handshake admission: %s", strerror(-ret));
-		goto fail_cfg;
+		return ret;
 	}
-	/* the most buffers the sessions can hold at once (queues and reorder buffers
-	 * full) plus batches in flight; allocated as the load needs them */
-	npkts = (cfg->role == MPT_ROLE_UE ? 1 : cfg->npeers) *
-		(cfg->queue_limit + cfg->reorder_buffer) + 8192;
-	ret = mpt_pkt_pool_init(&d->pool, npkts, d->inner_mtu);
-	if (ret < 0) {
-		snprintf(err, errlen, "packet buffers (%u x %u bytes): out of memory", npkts,
-			 d->inner_mtu);
-		goto fail_cfg;
-	}
+	return 0;
+}
+
+/* The send batch and the receive buffers (freed by the caller on failure too). */
+static int alloc_batches(struct mpt_daemon *d)
+{
 	d->txb.cap = (size_t)MPT_TX_BATCH * (d->inner_mtu + MPT_WIRE_DATA_OVERHEAD +
 					     MPT_PKT_TAILROOM);
 	d->txb.buf = malloc(d->txb.cap);
 	d->rx.buf = malloc((size_t)MPT_RX_BATCH * MPT_RX_BUF);
 	d->rx.ctl = malloc((size_t)MPT_RX_BATCH * MPT_RX_CTL);
-	if (!d->txb.buf || !d->rx.buf || !d->rx.ctl) {
-		snprintf(err, errlen, "out of memory");
-		ret = -ENOMEM;
-		goto fail_pool;
-	}
-	d->loop = ev_default_loop(EVFLAG_AUTO);
-	ret = open_tun(d, err, errlen);
-	if (ret < 0)
-		goto fail_pool;
-	ret = open_sockets(d, err, errlen);
-	if (ret < 0)
-		goto fail_sockets;
-	if (cfg->role == MPT_ROLE_UE) {
+	return !d->txb.buf || !d->rx.buf || !d->rx.ctl ? -ENOMEM : 0;
+}
+
+/* UE: the netlink monitor of the paths' devices. */
+static int open_netmon(struct mpt_daemon *d, char *err, size_t errlen)
+{
+	int ret;
+
+	if (d->cfg.role == MPT_ROLE_UE) {
 		ret = mpt_netmon_open(&d->nm, &nm_ops, d);
 		if (ret < 0) {
 			snprintf(err, errlen, "netlink monitor: %s", strerror(-ret));
-			goto fail_sockets;
+			return ret;
 		}
 		d->nm_open = true;
 	}
-	ret = open_sessions(d, err, errlen);
-	if (ret < 0)
-		goto fail_sessions;
-	ret = mpt_ctl_glue_open(d, err, errlen);
-	if (ret < 0)
-		goto fail_sessions;
-	start_watchers(d);
-	ret = mpt_drop_privileges(cfg->user, cfg->group, err, errlen);
-	if (ret < 0)
-		goto fail_ctl;
+	return 0;
+}
+
+/* Started and unprivileged: the first handshake, the timers, the news to systemd. */
+static void go_live(struct mpt_daemon *d)
+{
+	const struct mpt_config *cfg = &d->cfg;
+
 	if (cfg->role == MPT_ROLE_UE) {
 		refresh_links(d);
 		d->sessions[0].hs_next_ns = mpt_now_ns();
@@ -408,10 +384,69 @@ int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
 		 cfg->role == MPT_ROLE_UE ? cfg->npaths : d->nsessions,
 		 cfg->role == MPT_ROLE_UE ? "path(s)" : "peer(s)");
 	mpt_daemon_notify_status(d, true);
+}
+
+int mpt_daemon_start(struct mpt_daemon *d, const char *config_path, char *err,
+		     size_t errlen)
+{
+	struct mpt_config *cfg = &d->cfg;
+	uint32_t npkts;
+	int ret;
+
+	d->start_ns = mpt_now_ns();
+	d->session_ops = &session_ops;
+	d->tun.fd = -1;
+	snprintf(d->config_path, sizeof(d->config_path), "%s", config_path);
+	ret = mpt_config_load(cfg, config_path, err, errlen);
+	if (ret < 0)
+		return ret;
+	if (mpt_sched_registry_check(err, errlen) < 0 || mpt_cc_registry_check(err, errlen) < 0)
+		goto fail_cfg;
+	log_set_level(cfg->log_level);
+	d->inner_mtu = mpt_config_inner_mtu(cfg);
+	ret = init_identity(d, err, errlen);
+	if (ret < 0)
+		goto fail_cfg;
+	/* the most buffers the sessions can hold at once (queues and reorder buffers
+	 * full) plus batches in flight; allocated as the load needs them */
+	npkts = (cfg->role == MPT_ROLE_UE ? 1 : cfg->npeers) *
+		(cfg->queue_limit + cfg->reorder_buffer) + 8192;
+	ret = mpt_pkt_pool_init(&d->pool, npkts, d->inner_mtu);
+	if (ret < 0) {
+		snprintf(err, errlen, "packet buffers (%u x %u bytes): out of memory", npkts,
+			 d->inner_mtu);
+		goto fail_cfg;
+	}
+	ret = alloc_batches(d);
+	if (ret < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail_pool;
+	}
+	d->loop = ev_default_loop(EVFLAG_AUTO);
+	ret = open_tun(d, err, errlen);
+	if (ret < 0)
+		goto fail_pool;
+	ret = open_sockets(d, err, errlen);
+	if (ret < 0)
+		goto fail_sockets;
+	ret = open_netmon(d, err, errlen);
+	if (ret < 0)
+		goto fail_sockets;
+	ret = open_sessions(d, err, errlen);
+	if (ret < 0)
+		goto fail_sessions;
+	ret = ctl_open(d, err, errlen);
+	if (ret < 0)
+		goto fail_sessions;
+	start_watchers(d);
+	ret = mpt_drop_privileges(cfg->user, cfg->group, err, errlen);
+	if (ret < 0)
+		goto fail_ctl;
+	go_live(d);
 	return 0;
 
 fail_ctl:
-	mpt_ctl_glue_close(d);
+	ctl_close(d);
 fail_sessions:
 	close_sessions(d);
 	if (d->nm_open)
@@ -436,7 +471,7 @@ fail_cfg:
 void mpt_daemon_stop(struct mpt_daemon *d)
 {
 	ev_timer_stop(d->loop, &d->quiet_w);
-	mpt_ctl_glue_close(d);
+	ctl_close(d);
 	close_sessions(d);
 	if (d->nm_open) {
 		ev_io_stop(d->loop, &d->nm_io);

@@ -26,21 +26,16 @@
 #define MPT_MAX_SESSIONS	65535	/* session index lives in the low 16 bits of
 					 * our keypair indices */
 
-#define MPT_TX_BATCH		44	/* 44 x 1443 B fills one 64 KiB GSO send */
-#define MPT_GSO_MAX_BYTES	65000	/* UDP payload of one GSO send */
 
 struct mpt_ctl_server;
+struct mpt_daemon;
 
-/* Data packets sealed for one path next to each other in buf, sent with UDP GSO runs
- * or one sendmmsg. pkt[i]: the buffer to recycle after the send, NULL when the path's
- * recovery keeps it for retransmission. */
-struct mpt_txbatch {
-	struct mmsghdr msg[MPT_TX_BATCH];
-	struct iovec iov[MPT_TX_BATCH];
-	struct mpt_pkt *pkt[MPT_TX_BATCH];
-	unsigned n;
-	uint8_t *buf;			/* sealed datagrams, cap bytes */
-	size_t off, cap;
+/* What the daemon's owner (main.c) plugs in: the layer above the core, the control
+ * socket (src/ctl/), is opened and closed through these, so the core never calls into
+ * it. Both optional; set before mpt_daemon_start. */
+struct mpt_daemon_ops {
+	int (*ctl_open)(struct mpt_daemon *d, char *err, size_t errlen);
+	void (*ctl_close)(struct mpt_daemon *d);
 };
 
 struct mpt_daemon_stats {
@@ -60,6 +55,8 @@ struct mpt_daemon {
 	char config_path[256];
 	char instance[64];
 	uint32_t inner_mtu;
+	const struct mpt_daemon_ops *ops;	/* the owner's, or NULL */
+	const struct mpt_session_ops *session_ops;	/* the sessions' news */
 
 	/* runtime */
 	struct ev_loop *loop;
@@ -113,8 +110,10 @@ static inline void mpt_daemon_mark(struct mpt_daemon *d, struct mpt_session *s)
 		d->dirty = s;
 	}
 }
+/* Flush the sessions marked (session.c). */
 void mpt_daemon_flush_dirty(struct mpt_daemon *d, uint64_t now);
-/* Anchor: the liveness of quiet sessions' paths, for all of them (session_idle.c). */
+/* Anchor: the liveness of quiet sessions' paths, for all of them (session_idle.c);
+ * a session it wakes is marked, for mpt_daemon_flush_dirty. */
 void mpt_daemon_quiet_sweep(struct mpt_daemon *d, uint64_t now);
 /* Its period: half of ProbeInterval x ProbeMissLimit, at least ProbeInterval. */
 double mpt_daemon_quiet_period(const struct mpt_daemon *d);
@@ -140,13 +139,10 @@ void mpt_daemon_on_ptb(struct mpt_daemon *d, int fd, int path_hint,
 		       uint64_t now);
 /* TUN reading and writing (tunio.c). */
 void mpt_tun_readable(struct mpt_daemon *d);
+/* The reorder buffer's delivery: an in-order packet to the TUN (session_rx.c). */
 void mpt_tun_deliver(void *arg, uint64_t dsn, void *pkt, uint32_t len,
 		     enum mpt_reorder_why why);
 struct mpt_session *mpt_daemon_session_for_dst(struct mpt_daemon *d, int family,
 					       const void *addr);
-
-/* Sending a sealed datagram on a path (tx accounting in the caller). */
-int mpt_daemon_sendto(struct mpt_daemon *d, struct mpt_path *p, const uint8_t *buf,
-		      size_t len);
 
 #endif

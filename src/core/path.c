@@ -5,6 +5,7 @@
 #include <netinet/udp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -284,4 +285,12 @@ int mpt_path_socket_open(const struct mpt_path_config *pc, char *err, size_t err
 		}
 	}
 	return fd;
+}
+
+int mpt_path_sendto(const struct mpt_path *p, const uint8_t *buf, size_t len)
+{
+	ssize_t n = sendto(p->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&p->remote,
+			   p->remote_len);
+
+	return n < 0 ? -errno : 0;
 }

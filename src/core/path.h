@@ -31,6 +31,20 @@
 #include "recovery.h"
 
 #define MPT_PATH_RING		32768	/* packets trackable in flight per path */
+#define MPT_TX_BATCH		44	/* 44 x 1443 B fills one 64 KiB GSO send */
+#define MPT_GSO_MAX_BYTES	65000	/* UDP payload of one GSO send */
+
+/* Data packets sealed for one path next to each other in buf, sent with UDP GSO runs
+ * or one sendmmsg. pkt[i]: the buffer to recycle after the send, NULL when the path's
+ * recovery keeps it for retransmission. */
+struct mpt_txbatch {
+	struct mmsghdr msg[MPT_TX_BATCH];
+	struct iovec iov[MPT_TX_BATCH];
+	struct mpt_pkt *pkt[MPT_TX_BATCH];
+	unsigned n;
+	uint8_t *buf;			/* sealed datagrams, cap bytes */
+	size_t off, cap;
+};
 
 struct mpt_path_stats {
 	uint64_t tx_pkts, tx_bytes;	/* datagrams sent (all kinds) */
@@ -191,5 +205,11 @@ void mpt_path_cc_view(const struct mpt_path *p, struct mpt_cc_path *cp, uint32_t
 int mpt_path_socket_open(const struct mpt_path_config *pc, char *err, size_t errlen);
 /* Shared by UE path sockets and the anchor's listen socket. */
 int mpt_udp_socket(int family, char *err, size_t errlen);
+/* Send one sealed datagram to the path's peer: 0 or -errno (the caller counts). */
+int mpt_path_sendto(const struct mpt_path *p, const uint8_t *buf, size_t len);
+/* Send the batched data packets of path p (path_tx.c); owner names the session in
+ * the log. Packets the path's recovery does not keep go back to pool. */
+void mpt_path_batch_send(struct mpt_path *p, struct mpt_txbatch *b,
+			 struct mpt_pkt_pool *pool, const char *owner);
 
 #endif

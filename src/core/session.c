@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Session life cycle: set-up and teardown, keypairs, the scheduler instance (and
- * switching it live), the scheduler queue, and the session timer.
+ * switching it live), the scheduler queue, the session timer's callback and the
+ * flush of the sessions a batch of events touched. The top of the session files
+ * (src/README.md): the loop's files call in here, this calls the files below.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -147,46 +149,6 @@ void mpt_session_free(struct mpt_session *s)
 	free(s->sched_priv);
 	s->sched_priv = NULL;
 	explicit_bzero(&s->hs, sizeof(s->hs));
-}
-
-/* Anchor: path p's share of its name's aggregate load, made current (path_agg.h). */
-static const struct mpt_path_agg *agg_share(struct mpt_session *s, struct mpt_path *p)
-{
-	bool usable = mpt_path_usable(p);
-
-	return mpt_agg_update(&s->d->agg, &p->agg, p->name,
-			      usable ? mpt_path_in_flight(p) : 0, usable ? p->cc.cwnd : 0);
-}
-
-void mpt_session_refresh_views(struct mpt_session *s)
-{
-	bool anchor = s->d->cfg.role == MPT_ROLE_ANCHOR;
-	uint32_t clamp = UINT32_MAX;
-
-	for (unsigned i = 0; i < s->npaths; i++) {
-		struct mpt_path *p = &s->paths[i];
-		const struct mpt_path_agg *agg = anchor && p->used ? agg_share(s, p) : NULL;
-
-		mpt_path_fill_view(p, &s->views[i], s->d->inner_mtu);
-		s->views[i].agg_in_flight = agg ? agg->in_flight : 0;
-		s->views[i].agg_cwnd = agg ? agg->cwnd : 0;
-		/* the MSS clamp follows the smallest usable path whose size is known */
-		if (s->views[i].up && p->pmtu.state >= MPT_PMTU_COMPLETE)
-			clamp = MPT_MIN(clamp, s->views[i].mtu);
-	}
-	s->clamp_mtu = clamp < s->d->pool.mtu ? clamp : 0;
-}
-
-void mpt_session_sched_ctx(struct mpt_session *s, struct mpt_sched_ctx *ctx, uint64_t now)
-{
-	mpt_session_refresh_views(s);
-	ctx->paths = s->views;
-	ctx->npaths = s->npaths;
-	ctx->now = now;
-	ctx->queue_pkts = s->squeue.pkts;
-	ctx->queue_bytes = s->squeue.bytes;
-	ctx->standing = s->standing.on;
-	ctx->rng = &s->rng;
 }
 
 int mpt_session_set_sched(struct mpt_session *s, const struct mpt_sched_ops *ops,
@@ -349,68 +311,18 @@ void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now)
 	mpt_daemon_mark(d, s);
 }
 
-static uint64_t earliest(uint64_t a, uint64_t b)
+void mpt_daemon_flush_dirty(struct mpt_daemon *d, uint64_t now)
 {
-	if (!a)
-		return b;
-	if (!b)
-		return a;
-	return a < b ? a : b;
-}
+	for (int rounds = 0; d->dirty && rounds < 4; rounds++) {
+		struct mpt_session *list = d->dirty;
 
-void mpt_session_arm(struct mpt_session *s, uint64_t now)
-{
-	const struct mpt_config *cfg = &s->d->cfg;
-	uint64_t at = 0;
+		d->dirty = NULL;
+		while (list) {
+			struct mpt_session *s = list;
 
-	if (cfg->role == MPT_ROLE_ANCHOR)		/* the aggregates follow every flush */
-		for (unsigned i = 0; i < s->npaths; i++)
-			if (s->paths[i].used)
-				agg_share(s, &s->paths[i]);
-	if (cfg->role == MPT_ROLE_ANCHOR && mpt_session_quiet_check(s, now)) {
-		ev_timer_stop(s->d->loop, &s->timer);	/* the daemon's sweep watches it */
-		return;
+			list = s->dirty_next;
+			s->dirty = false;
+			mpt_session_flush(s, now);
+		}
 	}
-	for (unsigned i = 0; i < s->npaths; i++) {
-		struct mpt_path *p = &s->paths[i];
-
-		if (!p->used)
-			continue;
-		if (p->txq.head)
-			at = earliest(at, mpt_pacer_release_time(&p->pacer, p->cc.pacing_rate,
-								  now));
-		at = earliest(at, mpt_acktrack_deadline(&p->ackt));
-		at = earliest(at, mpt_recovery_loss_deadline(&p->rec));
-		at = earliest(at, p->pto_at);
-		at = earliest(at, p->next_probe_ns);
-		at = earliest(at, mpt_session_dead_deadline(p));
-		if (p->alive)
-			at = earliest(at, mpt_plpmtud_deadline(&p->pmtu));
-	}
-	at = earliest(at, mpt_reorder_next_deadline(&s->reorder));
-	if (s->rtxq.head)		/* waiting for room: a slow retry in case nothing else */
-		at = earliest(at, now + 10 * MPT_NSEC_PER_MSEC);
-	if (s->squeue.head && s->sched->tick)
-		at = earliest(at, s->next_tick_ns);
-	if (cfg->role == MPT_ROLE_UE) {
-		at = earliest(at, s->hs_next_ns);
-		if (s->cur.valid && !s->hs.pending && s->last_auth_rx_ns)
-			at = earliest(at, s->last_auth_rx_ns + mpt_session_silent_ns(cfg));
-		if (s->cur.valid && !s->hs.pending)
-			at = earliest(at, s->cur.created_ns + cfg->rekey_after_ns);
-	}
-	if (!at && cfg->role == MPT_ROLE_ANCHOR && !s->npaths) {
-		/* a peer not connected: nothing to time until it handshakes (1,000
-		 * configured peers must not mean 1,000 wake-ups a second) */
-		ev_timer_stop(s->d->loop, &s->timer);
-		return;
-	}
-	if (!at)
-		at = now + MPT_NSEC_PER_SEC;	/* nothing pending: a slow heartbeat */
-	if (ev_is_active(&s->timer) && at == s->timer_at)
-		return;
-	s->timer_at = at;
-	ev_timer_stop(s->d->loop, &s->timer);
-	ev_timer_set(&s->timer, at > now ? (double)(at - now) / 1e9 : 0.0, 0.0);
-	ev_timer_start(s->d->loop, &s->timer);
 }

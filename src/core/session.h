@@ -30,6 +30,17 @@
 #include "standing.h"
 
 struct mpt_daemon;
+struct mpt_session;
+
+/* Upward news from a session to its owner, the daemon (which sets them: struct
+ * mpt_daemon's session_ops): a session never calls into the files above it
+ * (src/README.md). Both required. */
+struct mpt_session_ops {
+	/* UE: a handshake initiation is due (first, retry, rekey, a fresh start) */
+	void (*handshake_due)(struct mpt_session *s, uint64_t now);
+	/* path p went up or down */
+	void (*path_state)(struct mpt_session *s, struct mpt_path *p);
+};
 
 struct mpt_keyslot {
 	bool valid;
@@ -175,13 +186,15 @@ void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_
 void mpt_session_arm(struct mpt_session *s, uint64_t now);
 void mpt_session_on_timer(struct mpt_session *s, uint64_t now);
 
-/* Internal to session_*.c */
+/* Internal to session_*.c (each file's functions: src/README.md). */
 void mpt_session_send_probe(struct mpt_session *s, struct mpt_path *p, uint64_t now,
 			    bool pto);
 void mpt_session_send_control(struct mpt_session *s, struct mpt_path *p,
 			      const struct mpt_probe *probe_ack, uint64_t now);
 void mpt_session_sched_ctx(struct mpt_session *s, struct mpt_sched_ctx *ctx, uint64_t now);
 void mpt_session_refresh_views(struct mpt_session *s);
+/* Anchor: every used path's share of its name's aggregate load made current. */
+void mpt_session_agg_refresh(struct mpt_session *s);
 void mpt_session_liveness(struct mpt_session *s, uint64_t now);
 void mpt_session_heard(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
@@ -189,7 +202,7 @@ void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
 void mpt_session_set_alive(struct mpt_session *s, struct mpt_path *p, bool alive,
 			   uint64_t now);
 
-/* Loss recovery and dead paths (session_repair.c). */
+/* Loss recovery and dead paths (session_repair.c; check_dead: session_timer.c). */
 uint64_t mpt_session_hold_ns(const struct mpt_session *s);
 void mpt_session_collect_lost(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 void mpt_session_repair(struct mpt_session *s, struct mpt_path_view *views,
@@ -203,8 +216,9 @@ size_t mpt_session_ackf_append(struct mpt_session *s, struct mpt_path *p, uint8_
 			       size_t room, uint64_t now);
 void mpt_session_on_ackf(struct mpt_session *s, const struct mpt_ack_frequency *a);
 
-/* PATH_STATUS (session_status.c): the UE's paths in or out of use, told to the
- * anchor; append the frames due into a PROBE; apply the UE's on the anchor. */
+/* PATH_STATUS (session_status.c; pstat_append: session_tx.c): the UE's paths in or
+ * out of use, told to the anchor; append the frames due into a PROBE; apply the UE's
+ * on the anchor. */
 size_t mpt_session_pstat_append(struct mpt_session *s, uint8_t *pos, size_t room);
 void mpt_session_status_changed(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 void mpt_session_on_pstat(struct mpt_session *s, const struct mpt_path_status *ps,
@@ -221,7 +235,7 @@ void mpt_session_note_activity(struct mpt_session *s, uint64_t now);
 /* The latest sign of life of path p that liveness counts. */
 uint64_t mpt_session_heard_ns(const struct mpt_session *s, const struct mpt_path *p);
 
-/* Path MTU (session_pmtu.c). */
+/* Path MTU (session_pmtu.c; pmtu_timer: session_timer.c). */
 #define MPT_PICK_DROPPED	0x80000000u	/* the head packet fit no path: dropped */
 void mpt_session_pmtu_timer(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 int mpt_session_send_mtu_probe(struct mpt_session *s, struct mpt_path *p, uint16_t size,

@@ -155,5 +155,4 @@ void mpt_daemon_quiet_sweep(struct mpt_daemon *d, uint64_t now)
 		if (s->quiet)
 			sweep_session(s, now);
 	}
-	mpt_daemon_flush_dirty(d, now);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Path MTU on a session (plpmtud.h, mptund.conf(5) PATH MTU): each path's probe
- * rounds from the session timer, ICMP hints from the sockets' error queues, and inner
- * packets of every size on paths of different sizes.
+ * Path MTU on a session (plpmtud.h, mptund.conf(5) PATH MTU): ICMP hints from the
+ * sockets' error queues, and inner packets of every size on paths of different sizes
+ * (each path's probe rounds run from the session timer: session_timer.c).
  *
  * How inner packets fit: the TUN's MTU stays OuterMTU less the tunnel's exact
  * overhead, so a host behind the UE uses full-size packets where any path carries
@@ -22,44 +22,6 @@
 #include "icmp_ptb.h"
 #include "log.h"
 #include "session.h"
-
-/* RFC 8899's PROBE_TIMER, from the path's RTT: the peer answers a probe at once. */
-static uint64_t probe_timeout(const struct mpt_path *p)
-{
-	const struct mpt_recovery *r = &p->rec;
-
-	if (!r->have_rtt)
-		return 500 * MPT_NSEC_PER_MSEC;
-	return MPT_MAX(r->srtt_ns * 3 / 2 + 4 * r->rttvar_ns + 5 * MPT_NSEC_PER_MSEC,
-		       20 * MPT_NSEC_PER_MSEC);
-}
-
-void mpt_session_pmtu_timer(struct mpt_session *s, struct mpt_path *p, uint64_t now)
-{
-	uint16_t sizes[MPT_PMTU_ROUND];
-	unsigned n, sent = 0;
-
-	if (!s->cur.valid || !p->alive || !p->admin_up || !p->remote_len)
-		return;
-	n = mpt_plpmtud_due(&p->pmtu, now, sizes);
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t id = mpt_plpmtud_probe_id(&p->pmtu, sizes[i]);
-		int ret = mpt_session_send_mtu_probe(s, p, sizes[i], id, now);
-
-		if (ret == -EMSGSIZE) {
-			p->st.send_too_big++;
-			mpt_plpmtud_on_send_too_big(&p->pmtu, sizes[i], now);
-		} else if (ret >= 0) {
-			sent++;
-		}
-	}
-	if (n)
-		mpt_plpmtud_on_sent(&p->pmtu, sent, probe_timeout(p), now);
-	if (p->pmtu.state == MPT_PMTU_COMPLETE && p->pmtu.searches &&
-	    p->pmtu.raise_at_ns == now + p->pmtu.raise_ns)
-		log_info("%s: path %s: path MTU %u bytes (inner packets up to %u)", s->name,
-			 p->name, p->pmtu.plpmtu, mpt_path_max_inner(p, s->d->pool.mtu));
-}
 
 static bool same_addr(const struct sockaddr_storage *a, socklen_t alen,
 		      const struct sockaddr_storage *b, socklen_t blen)

@@ -16,7 +16,8 @@
  * and nothing acknowledged for 1.5 probe timeouts (at least MPT_DEAD_FLOOR_NS) is
  * declared down at once, its packets in flight lost and re-sent elsewhere; probes
  * bring it back. The inner transport then sees a gap of about one round trip, not a
- * retransmission timeout.
+ * retransmission timeout. The timer checks it (session_timer.c: mpt_session_check_dead);
+ * the losses of every path come here (mpt_session_on_losses).
  */
 #include "arrival.h"
 #include "daemon.h"
@@ -139,20 +140,21 @@ uint64_t mpt_session_dead_deadline(const struct mpt_path *p)
 	return MPT_MAX(since, p->alive_since_ns) + dead_after(p);
 }
 
-void mpt_session_check_dead(struct mpt_session *s, struct mpt_path *p, uint64_t now)
+void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
+			   const struct mpt_recovery_event *ev, uint64_t now)
 {
-	uint64_t dl = mpt_session_dead_deadline(p);
-	struct mpt_recovery_event ev;
+	struct mpt_sched_ctx ctx;
+	struct mpt_cc_path cp;
 
-	if (!dl || now < dl)
+	if (!ev->lost_bytes)
 		return;
-	log_info("%s: path %s: nothing acknowledged for %llu ms with %llu bytes in flight: "
-		 "down, its packets go to the other paths", s->name, p->name,
-		 (unsigned long long)((now - MPT_MAX(mpt_recovery_silent_since(&p->rec),
-						     p->alive_since_ns)) / MPT_NSEC_PER_MSEC),
-		 (unsigned long long)p->rec.in_flight);
-	p->st.dead_by_data++;
-	mpt_recovery_declare_all_lost(&p->rec, &ev);
+	if (p->cc_ops->on_loss) {
+		mpt_path_cc_view(p, &cp, s->d->inner_mtu);
+		p->cc_ops->on_loss(&p->cc, &cp, ev->lost_bytes, now);
+	}
+	if (s->sched->on_loss) {
+		mpt_session_sched_ctx(s, &ctx, now);
+		s->sched->on_loss(s->sched_priv, &ctx, p->id, ev->lost_bytes);
+	}
 	mpt_session_collect_lost(s, p, now);
-	mpt_session_set_alive(s, p, false, now);
 }

@@ -11,27 +11,9 @@
 
 #include "daemon.h"
 #include "log.h"
+#include "mss_clamp.h"
 #include "session.h"
 #include "sys.h"
-
-void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
-			   const struct mpt_recovery_event *ev, uint64_t now)
-{
-	struct mpt_sched_ctx ctx;
-	struct mpt_cc_path cp;
-
-	if (!ev->lost_bytes)
-		return;
-	if (p->cc_ops->on_loss) {
-		mpt_path_cc_view(p, &cp, s->d->inner_mtu);
-		p->cc_ops->on_loss(&p->cc, &cp, ev->lost_bytes, now);
-	}
-	if (s->sched->on_loss) {
-		mpt_session_sched_ctx(s, &ctx, now);
-		s->sched->on_loss(s->sched_priv, &ctx, p->id, ev->lost_bytes);
-	}
-	mpt_session_collect_lost(s, p, now);
-}
 
 /* Another path of the session is in ProbeRTT (cc.h: paths probe one at a time). */
 static bool probe_rtt_busy(const struct mpt_session *s, const struct mpt_path *p)
@@ -174,6 +156,26 @@ static void update_hold(struct mpt_session *s, uint64_t now)
 	mpt_reorder_set_hold(&s->reorder, mpt_session_hold_ns(s));
 }
 
+static void follow_address(struct mpt_session *s, struct mpt_path *path,
+			   const struct sockaddr_storage *from, socklen_t fromlen, bool newest)
+{
+	/*
+	 * Authenticated packet from a new address: NAT rebinding or a path
+	 * joining. Followed only on the anchor, and only for the newest packet
+	 * number of the path: a copy an on-path observer races ahead of a
+	 * packet already received cannot move it. The UE keeps the anchor
+	 * address it was configured with.
+	 */
+	if (!path->remote_len || (newest && s->d->cfg.role == MPT_ROLE_ANCHOR)) {
+		if (path->remote_len)
+			path->st.rebinds++;
+		memcpy(&path->remote, from, fromlen);
+		path->remote_len = fromlen;
+	} else {
+		path->st.rebinds_refused++;
+	}
+}
+
 void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 			 const struct mpt_hdr *h, struct mpt_pkt *p, const uint8_t *frames,
 			 size_t len, const struct sockaddr_storage *from, socklen_t fromlen,
@@ -205,21 +207,7 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 				 (s->d->cfg.probe_miss_limit + 1u), now);
 	}
 	if (path->remote_len != fromlen || memcmp(&path->remote, from, fromlen) != 0) {
-		/*
-		 * Authenticated packet from a new address: NAT rebinding or a path
-		 * joining. Followed only on the anchor, and only for the newest packet
-		 * number of the path: a copy an on-path observer races ahead of a
-		 * packet already received cannot move it. The UE keeps the anchor
-		 * address it was configured with.
-		 */
-		if (!path->remote_len || (newest && s->d->cfg.role == MPT_ROLE_ANCHOR)) {
-			if (path->remote_len)
-				path->st.rebinds++;
-			memcpy(&path->remote, from, fromlen);
-			path->remote_len = fromlen;
-		} else {
-			path->st.rebinds_refused++;
-		}
+		follow_address(s, path, from, fromlen, newest);
 	}
 	path->st.rx_pkts++;
 	path->st.rx_bytes += len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN;
@@ -270,4 +258,22 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 	if (buf)
 		mpt_pkt_put(&s->d->pool, buf);
 	mpt_daemon_mark(s->d, s);
+}
+
+void mpt_tun_deliver(void *arg, uint64_t dsn, void *pkt, uint32_t len,
+		     enum mpt_reorder_why why)
+{
+	struct mpt_session *s = arg;
+	struct mpt_daemon *d = s->d;
+	struct mpt_pkt *p = pkt;
+
+	if (s->clamp_mtu && d->cfg.clamp_mss && mpt_mss_clamp(p->data, p->len, s->clamp_mtu))
+		s->st.mss_clamped++;
+	if (mpt_tun_write(&d->tun, p->data, p->len) < 0) {
+		s->st.tun_write_errors++;
+	} else {
+		s->st.tun_tx_pkts++;
+		s->st.tun_tx_bytes += p->len;
+	}
+	mpt_pkt_put(&d->pool, p);
 }

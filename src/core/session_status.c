@@ -6,42 +6,14 @@
  * instead of after its dead-path or probe timeouts, and resumes at once. The frame
  * goes on every other usable path at once (in a PROBE, which the peer answers), and
  * with every PROBE while the path is out of use, so a lost frame is repeated; a
- * higher sequence number replaces a lower one.
+ * higher sequence number replaces a lower one. The frames due are appended to the
+ * probes where they are built (session_tx.c: mpt_session_pstat_append).
  */
 #include "daemon.h"
 #include "log.h"
 #include "session.h"
 
 #define PSTAT_REPEAT	3	/* probes that repeat an "in use again" */
-
-static bool in_use(const struct mpt_path *p)
-{
-	return p->link_ok && p->admin_up;
-}
-
-size_t mpt_session_pstat_append(struct mpt_session *s, uint8_t *pos, size_t room)
-{
-	size_t n = 0;
-
-	if (s->d->cfg.role != MPT_ROLE_UE)
-		return 0;
-	for (unsigned i = 0; i < s->npaths; i++) {
-		struct mpt_path *p = &s->paths[i];
-		struct mpt_path_status ps = { .path_id = p->id, .seq = p->status_seq,
-					      .in_use = in_use(p) };
-		int k;
-
-		if (!p->used || !p->status_seq || (ps.in_use && !p->status_repeat))
-			continue;
-		k = mpt_frame_pstat_encode(pos + n, room - n, &ps);
-		if (k < 0)
-			break;
-		n += (size_t)k;
-		if (ps.in_use)
-			p->status_repeat--;
-	}
-	return n;
-}
 
 void mpt_session_status_changed(struct mpt_session *s, struct mpt_path *p, uint64_t now)
 {

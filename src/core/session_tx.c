@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * The sending half of a session: scheduler queue -> scheduler -> path pacer queues
- * -> framed, sealed datagrams. Also the control traffic (ACKs, probes) and the
- * session timer's work: pacing releases, delayed ACKs, loss and probe timeouts,
- * liveness, the scheduler tick, reorder timeouts.
+ * -> framed, sealed datagrams. Also the control traffic (ACKs, probes with their
+ * PATH_STATUS frames) and re-arming the session timer at the earliest deadline the
+ * session has (the timer's work itself: session_timer.c).
  *
  * A data packet is framed in place in its pool buffer (the inner packet already sits
  * after headroom for the header and DATA frame header); a due ACK for the same path
  * rides along in the tailroom when it fits.
  */
 #include <errno.h>
-#include <netinet/udp.h>
 #include <string.h>
 
 #include "arrival.h"
@@ -97,7 +96,7 @@ static int seal_and_send(struct mpt_session *s, struct mpt_path *p, uint8_t *buf
 
 	if (len < 0)
 		return len;
-	ret = mpt_daemon_sendto(s->d, p, buf, (size_t)len);
+	ret = mpt_path_sendto(p, buf, (size_t)len);
 	if (ret < 0) {
 		p->st.send_errors++;
 		return ret;
@@ -105,123 +104,6 @@ static int seal_and_send(struct mpt_session *s, struct mpt_path *p, uint8_t *buf
 	p->st.tx_pkts++;
 	p->st.tx_bytes += (uint64_t)len;
 	return len;
-}
-
-/* The local stack refused a datagram of len bytes as too big for the route. */
-static void local_too_big(struct mpt_path *p, size_t len)
-{
-	p->st.send_too_big++;
-	mpt_plpmtud_on_send_too_big(&p->pmtu, (uint16_t)MPT_MIN(len + mpt_path_ip_udp(p),
-								 65535u), mpt_now_ns());
-}
-
-/* Send b->msg[from, from + n) with sendmmsg; returns how many left. */
-static unsigned send_mmsg(struct mpt_path *p, struct mpt_txbatch *b, unsigned from,
-			  unsigned n)
-{
-	while (n) {
-		int k = sendmmsg(p->fd, b->msg + from, n, MSG_DONTWAIT);
-
-		if (k < 0 && errno == EMSGSIZE) {
-			local_too_big(p, b->msg[from].msg_hdr.msg_iov->iov_len);
-			from++;			/* lost: repaired elsewhere */
-			n--;
-			continue;
-		}
-		if (k <= 0)
-			break;
-		for (int i = 0; i < k; i++) {
-			p->st.tx_pkts++;
-			p->st.tx_bytes += b->msg[from + (unsigned)i].msg_hdr.msg_iov->iov_len;
-		}
-		from += (unsigned)k;
-		n -= (unsigned)k;
-	}
-	return n;
-}
-
-/*
- * UDP GSO: n datagrams of seg bytes (the last may be shorter), sealed next to each
- * other in the batch buffer, handed to the kernel as one send with UDP_SEGMENT, so the
- * stack (routing, skb, veth or driver) runs once for the run instead of once per
- * datagram. A receiver without UDP GRO gets ordinary datagrams: this changes nothing on
- * the wire. Returns 0, or -errno (EIO: no checksum offload on the route's device).
- */
-static int send_gso(struct mpt_path *p, struct mpt_txbatch *b, unsigned from, unsigned n,
-		    uint16_t seg)
-{
-	char cbuf[CMSG_SPACE(sizeof(uint16_t))] = { 0 };
-	struct msghdr mh = {
-		.msg_name = &p->remote,
-		.msg_namelen = p->remote_len,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
-		.msg_iovlen = 1,
-	};
-	struct iovec iov = { .iov_base = b->iov[from].iov_base, .iov_len = 0 };
-	struct cmsghdr *cm;
-
-	for (unsigned i = from; i < from + n; i++)	/* contiguous: sealed in order */
-		iov.iov_len += b->iov[i].iov_len;
-	mh.msg_iov = &iov;
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_UDP;
-	cm->cmsg_type = UDP_SEGMENT;
-	cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
-	memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
-	if (sendmsg(p->fd, &mh, MSG_DONTWAIT) < 0)
-		return -errno;
-	p->st.tx_pkts += n;
-	p->st.tx_bytes += iov.iov_len;
-	p->st.gso_sends++;
-	return 0;
-}
-
-/* Send the batched data packets of path p: runs of equal size through UDP GSO when the
- * kernel and route take it, the rest with sendmmsg. Packets the path's recovery does
- * not keep go back to the pool. */
-static void batch_send(struct mpt_session *s, struct mpt_path *p, struct mpt_txbatch *b)
-{
-	struct mpt_daemon *d = s->d;
-	unsigned i = 0, left = 0;
-
-	while (i < b->n) {
-		size_t seg = b->iov[i].iov_len, bytes = seg;
-		unsigned n = 1;
-
-		/* a run: equal sizes, the last one may be shorter, at most 64 KiB */
-		while (i + n < b->n && b->iov[i + n].iov_len <= seg &&
-		       bytes + b->iov[i + n].iov_len <= MPT_GSO_MAX_BYTES) {
-			bytes += b->iov[i + n].iov_len;
-			if (b->iov[i + n++].iov_len < seg)
-				break;
-		}
-		if (n > 1 && p->gso_ok) {
-			int ret = send_gso(p, b, i, n, (uint16_t)seg);
-
-			if (ret == 0) {
-				i += n;
-				continue;
-			}
-			if (ret == -EMSGSIZE)
-				local_too_big(p, seg);
-			else if (ret == -EIO || ret == -EINVAL || ret == -ENOPROTOOPT) {
-				p->gso_ok = false;	/* this path's route cannot: stop trying */
-				log_info("%s: path %s: UDP GSO unavailable (%s), sending datagrams "
-					 "one by one", s->name, p->name, strerror(-ret));
-			}
-		}
-		/* socket buffer full or an error: what is left counts as sent and will
-		 * be found lost by the peer's ACKs, like any loss on the path */
-		left += send_mmsg(p, b, i, n);
-		i += n;
-	}
-	p->st.send_errors += left;
-	for (i = 0; i < b->n; i++)
-		if (b->pkt[i])
-			mpt_pkt_put(&d->pool, b->pkt[i]);
-	b->n = 0;
-	b->off = 0;
 }
 
 /*
@@ -256,7 +138,7 @@ static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt 
 	flen += append_ack(p, buf + MPT_WIRE_HDR_LEN + flen,
 			   cap - MPT_WIRE_HDR_LEN - flen - MPT_WIRE_TAG_LEN, now);
 	if (b->cap - b->off < MPT_WIRE_HDR_LEN + flen + MPT_WIRE_TAG_LEN)
-		batch_send(s, p, b);			/* the buffer is full */
+		mpt_path_batch_send(p, b, &s->d->pool, s->name);	/* the buffer is full */
 	if (!pkt->rtx)
 		pkt->sent_ns = now;
 	pkt->path = p->id;
@@ -280,7 +162,7 @@ static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt 
 	m->msg_hdr.msg_iovlen = 1;
 	b->pkt[b->n++] = keep ? NULL : pkt;	/* kept: the path's recovery owns it */
 	if (b->n == MPT_TX_BATCH)
-		batch_send(s, p, b);
+		mpt_path_batch_send(p, b, &s->d->pool, s->name);
 }
 
 /* A packet of control frames only: an ACK if due, and/or a PROBE or PROBE_ACK. */
@@ -508,7 +390,7 @@ static void flush_path(struct mpt_session *s, struct mpt_path *p, uint64_t now)
 		mpt_daemon_mark(s->d, s);
 	}
 	if (b->n)
-		batch_send(s, p, b);
+		mpt_path_batch_send(p, b, &s->d->pool, s->name);
 	if (mpt_acktrack_should_ack_now(&p->ackt, now))
 		mpt_session_send_control(s, p, NULL, now);
 }
@@ -533,124 +415,94 @@ void mpt_session_flush(struct mpt_session *s, uint64_t now)
 	mpt_session_arm(s, now);
 }
 
-void mpt_session_set_alive(struct mpt_session *s, struct mpt_path *p, bool alive,
-			   uint64_t now)
+static uint64_t earliest(uint64_t a, uint64_t b)
 {
-	if (p->alive == alive)
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return a < b ? a : b;
+}
+
+void mpt_session_arm(struct mpt_session *s, uint64_t now)
+{
+	const struct mpt_config *cfg = &s->d->cfg;
+	uint64_t at = 0;
+
+	mpt_session_agg_refresh(s);		/* the aggregates follow every flush */
+	if (cfg->role == MPT_ROLE_ANCHOR && mpt_session_quiet_check(s, now)) {
+		ev_timer_stop(s->d->loop, &s->timer);	/* the daemon's sweep watches it */
 		return;
-	p->alive = alive;
-	if (alive && p->pmtu.state == MPT_PMTU_BASE)
-		mpt_path_pmtu_start(p, now);
-	if (alive) {
-		p->alive_since_ns = now;
-		p->rtt_fresh = false;
 	}
-	if (alive)
-		p->st.ups++;
-	else
-		p->st.downs++;
-	log_info("%s: path %s is %s", s->name, p->name, alive ? "up" : "down");
-	mpt_session_path_changed(s, p, now);
-	mpt_daemon_notify_status(s->d, false);
-}
-
-void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_t now)
-{
-	struct mpt_sched_ctx ctx;
-	bool up = mpt_path_usable(p);
-
-	if (!up) {
-		/* what waited for this path goes back through the scheduler, ahead of
-		 * the queue and in its order: the packets are not lost, only their path */
-		mpt_pktq_prepend(&s->squeue, &p->txq);
-		mpt_path_reset(p, &s->d->pool, now);	/* what was in flight is lost */
-		mpt_session_collect_lost(s, p, now);
-	}
-	if (s->sched->on_path_change) {
-		mpt_session_sched_ctx(s, &ctx, now);
-		s->sched->on_path_change(s->sched_priv, &ctx, p->id, up);
-	}
-	mpt_daemon_mark(s->d, s);
-}
-
-void mpt_session_liveness(struct mpt_session *s, uint64_t now)
-{
-	const struct mpt_config *cfg = &s->d->cfg;
-	uint64_t dead_after = cfg->probe_interval_ns * cfg->probe_miss_limit;
-
 	for (unsigned i = 0; i < s->npaths; i++) {
 		struct mpt_path *p = &s->paths[i];
 
 		if (!p->used)
 			continue;
-		if (p->alive && now - mpt_session_heard_ns(s, p) > dead_after)
-			mpt_session_set_alive(s, p, false, now);
-		if (now >= p->next_probe_ns) {
-			p->next_probe_ns = now + cfg->probe_interval_ns;
-			if (s->cur.valid && p->link_ok && p->admin_up && p->remote_len)
-				mpt_session_send_probe(s, p, now, false);
-		}
+		if (p->txq.head)
+			at = earliest(at, mpt_pacer_release_time(&p->pacer, p->cc.pacing_rate,
+								  now));
+		at = earliest(at, mpt_acktrack_deadline(&p->ackt));
+		at = earliest(at, mpt_recovery_loss_deadline(&p->rec));
+		at = earliest(at, p->pto_at);
+		at = earliest(at, p->next_probe_ns);
+		at = earliest(at, mpt_session_dead_deadline(p));
+		if (p->alive)
+			at = earliest(at, mpt_plpmtud_deadline(&p->pmtu));
 	}
-}
-
-/* Called on an authenticated packet from path p. */
-void mpt_session_heard(struct mpt_session *s, struct mpt_path *p, uint64_t now)
-{
-	p->last_rx_ns = now;
-	if (!p->alive)
-		mpt_session_set_alive(s, p, true, now);
-}
-
-void mpt_session_on_timer(struct mpt_session *s, uint64_t now)
-{
-	const struct mpt_config *cfg = &s->d->cfg;
-
-	for (unsigned i = 0; i < s->npaths; i++) {
-		struct mpt_path *p = &s->paths[i];
-		struct mpt_recovery_event ev;
-		uint64_t dl = mpt_recovery_loss_deadline(&p->rec);
-
-		if (!p->used)
-			continue;
-		mpt_session_check_dead(s, p, now);
-		mpt_session_pmtu_timer(s, p, now);
-		if (dl && now >= dl) {
-			mpt_recovery_on_loss_timeout(&p->rec, now, &ev);
-			mpt_session_on_losses(s, p, &ev, now);
-		}
-		if (p->pto_at && now >= p->pto_at) {
-			p->pto_at = 0;
-			if (p->rec.in_flight) {
-				if (p->pto_backoff < 6)
-					p->pto_backoff++;
-				mpt_session_send_probe(s, p, now, true);
-			}
-		}
-	}
-	mpt_session_liveness(s, now);
-	mpt_reorder_on_timeout(&s->reorder, now);
+	at = earliest(at, mpt_reorder_next_deadline(&s->reorder));
+	if (s->rtxq.head)		/* waiting for room: a slow retry in case nothing else */
+		at = earliest(at, now + 10 * MPT_NSEC_PER_MSEC);
+	if (s->squeue.head && s->sched->tick)
+		at = earliest(at, s->next_tick_ns);
 	if (cfg->role == MPT_ROLE_UE) {
-		if (s->cur.valid && !s->hs.pending && s->last_auth_rx_ns &&
-		    now - s->last_auth_rx_ns > mpt_session_silent_ns(cfg)) {
-			log_info("%s: nothing from the anchor for %llu ms: handshaking afresh",
-				 s->name, (unsigned long long)((now - s->last_auth_rx_ns) /
-							       MPT_NSEC_PER_MSEC));
-			s->hs_fresh = true;
-			s->hs_tries = 0;
-			s->last_auth_rx_ns = now;	/* one start; retries back off */
-			mpt_hs_ue_start(s, now);
-		} else if (s->hs_next_ns && now >= s->hs_next_ns)
-			mpt_hs_ue_start(s, now);
-		else if (s->cur.valid && !s->hs.pending &&
-			 (now >= s->cur.created_ns + cfg->rekey_after_ns ||
-			  s->cur.tx_pkts >= cfg->rekey_after_packets))
-			mpt_hs_ue_start(s, now);
+		at = earliest(at, s->hs_next_ns);
+		if (s->cur.valid && !s->hs.pending && s->last_auth_rx_ns)
+			at = earliest(at, s->last_auth_rx_ns + mpt_session_silent_ns(cfg));
+		if (s->cur.valid && !s->hs.pending)
+			at = earliest(at, s->cur.created_ns + cfg->rekey_after_ns);
 	}
-	if (s->squeue.head && s->sched->tick && now >= s->next_tick_ns) {
-		struct mpt_sched_ctx ctx;
+	if (!at && cfg->role == MPT_ROLE_ANCHOR && !s->npaths) {
+		/* a peer not connected: nothing to time until it handshakes (1,000
+		 * configured peers must not mean 1,000 wake-ups a second) */
+		ev_timer_stop(s->d->loop, &s->timer);
+		return;
+	}
+	if (!at)
+		at = now + MPT_NSEC_PER_SEC;	/* nothing pending: a slow heartbeat */
+	if (ev_is_active(&s->timer) && at == s->timer_at)
+		return;
+	s->timer_at = at;
+	ev_timer_stop(s->d->loop, &s->timer);
+	ev_timer_set(&s->timer, at > now ? (double)(at - now) / 1e9 : 0.0, 0.0);
+	ev_timer_start(s->d->loop, &s->timer);
+}
 
-		mpt_session_sched_ctx(s, &ctx, now);
-		s->sched->tick(s->sched_priv, &ctx);
-		s->next_tick_ns = now + s->sched->tick_ns;
+static bool in_use(const struct mpt_path *p)
+{
+	return p->link_ok && p->admin_up;
+}
+
+size_t mpt_session_pstat_append(struct mpt_session *s, uint8_t *pos, size_t room)
+{
+	size_t n = 0;
+
+	if (s->d->cfg.role != MPT_ROLE_UE)
+		return 0;
+	for (unsigned i = 0; i < s->npaths; i++) {
+		struct mpt_path *p = &s->paths[i];
+		struct mpt_path_status ps = { .path_id = p->id, .seq = p->status_seq,
+					      .in_use = in_use(p) };
+		int k;
+
+		if (!p->used || !p->status_seq || (ps.in_use && !p->status_repeat))
+			continue;
+		k = mpt_frame_pstat_encode(pos + n, room - n, &ps);
+		if (k < 0)
+			break;
+		n += (size_t)k;
+		if (ps.in_use)
+			p->status_repeat--;
 	}
+	return n;
 }

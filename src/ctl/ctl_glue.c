@@ -35,6 +35,34 @@ static const char *path_state(const struct mpt_path *p)
 	return p->remote_len ? "probing" : "down";
 }
 
+/* A path's packet and event counters (part of dump_path, in its order). */
+static void dump_path_counters(struct mpt_ctl_out *out, const struct mpt_path *p,
+			       const char *pre)
+{
+	const struct mpt_recovery *r = &p->rec;
+
+	mpt_ctl_outf(out, "%s.sent_pkts=%llu", pre, (unsigned long long)r->sent_pkts);
+	mpt_ctl_outf(out, "%s.sent_bytes=%llu", pre, (unsigned long long)r->sent_bytes);
+	mpt_ctl_outf(out, "%s.delivered_pkts=%llu", pre, (unsigned long long)r->acked_pkts);
+	mpt_ctl_outf(out, "%s.delivered_bytes=%llu", pre, (unsigned long long)r->acked_bytes);
+	mpt_ctl_outf(out, "%s.lost_pkts=%llu", pre, (unsigned long long)r->lost_pkts);
+	mpt_ctl_outf(out, "%s.lost_bytes=%llu", pre, (unsigned long long)r->lost_bytes);
+	mpt_ctl_outf(out, "%s.rx_pkts=%llu", pre, (unsigned long long)p->st.rx_pkts);
+	mpt_ctl_outf(out, "%s.rx_bytes=%llu", pre, (unsigned long long)p->st.rx_bytes);
+	mpt_ctl_outf(out, "%s.data_tx_pkts=%llu", pre, (unsigned long long)p->st.data_tx);
+	mpt_ctl_outf(out, "%s.data_rx_pkts=%llu", pre, (unsigned long long)p->st.data_rx);
+	mpt_ctl_outf(out, "%s.probe_timeouts=%llu", pre, (unsigned long long)p->st.ptos);
+	mpt_ctl_outf(out, "%s.probes_tx=%llu", pre, (unsigned long long)p->st.probes_tx);
+	mpt_ctl_outf(out, "%s.probes_rx=%llu", pre, (unsigned long long)p->st.probes_rx);
+	mpt_ctl_outf(out, "%s.downs=%llu", pre, (unsigned long long)p->st.downs);
+	mpt_ctl_outf(out, "%s.dead_by_data=%llu", pre, (unsigned long long)p->st.dead_by_data);
+	mpt_ctl_outf(out, "%s.send_errors=%llu", pre, (unsigned long long)p->st.send_errors);
+	mpt_ctl_outf(out, "%s.rebinds=%llu", pre, (unsigned long long)p->st.rebinds);
+	mpt_ctl_outf(out, "%s.rebinds_refused=%llu", pre,
+		     (unsigned long long)p->st.rebinds_refused);
+	mpt_ctl_outf(out, "%s.gso_sends=%llu", pre, (unsigned long long)p->st.gso_sends);
+}
+
 static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 		      const struct mpt_path *p, uint64_t now)
 {
@@ -92,26 +120,7 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 		     (unsigned long long)r->delivery_rate);
 	mpt_ctl_outf(out, "%s.idle_ms=%llu", pre, (unsigned long long)(p->last_rx_ns ?
 		     (now - p->last_rx_ns) / MPT_NSEC_PER_MSEC : 0));
-	mpt_ctl_outf(out, "%s.sent_pkts=%llu", pre, (unsigned long long)r->sent_pkts);
-	mpt_ctl_outf(out, "%s.sent_bytes=%llu", pre, (unsigned long long)r->sent_bytes);
-	mpt_ctl_outf(out, "%s.delivered_pkts=%llu", pre, (unsigned long long)r->acked_pkts);
-	mpt_ctl_outf(out, "%s.delivered_bytes=%llu", pre, (unsigned long long)r->acked_bytes);
-	mpt_ctl_outf(out, "%s.lost_pkts=%llu", pre, (unsigned long long)r->lost_pkts);
-	mpt_ctl_outf(out, "%s.lost_bytes=%llu", pre, (unsigned long long)r->lost_bytes);
-	mpt_ctl_outf(out, "%s.rx_pkts=%llu", pre, (unsigned long long)p->st.rx_pkts);
-	mpt_ctl_outf(out, "%s.rx_bytes=%llu", pre, (unsigned long long)p->st.rx_bytes);
-	mpt_ctl_outf(out, "%s.data_tx_pkts=%llu", pre, (unsigned long long)p->st.data_tx);
-	mpt_ctl_outf(out, "%s.data_rx_pkts=%llu", pre, (unsigned long long)p->st.data_rx);
-	mpt_ctl_outf(out, "%s.probe_timeouts=%llu", pre, (unsigned long long)p->st.ptos);
-	mpt_ctl_outf(out, "%s.probes_tx=%llu", pre, (unsigned long long)p->st.probes_tx);
-	mpt_ctl_outf(out, "%s.probes_rx=%llu", pre, (unsigned long long)p->st.probes_rx);
-	mpt_ctl_outf(out, "%s.downs=%llu", pre, (unsigned long long)p->st.downs);
-	mpt_ctl_outf(out, "%s.dead_by_data=%llu", pre, (unsigned long long)p->st.dead_by_data);
-	mpt_ctl_outf(out, "%s.send_errors=%llu", pre, (unsigned long long)p->st.send_errors);
-	mpt_ctl_outf(out, "%s.rebinds=%llu", pre, (unsigned long long)p->st.rebinds);
-	mpt_ctl_outf(out, "%s.rebinds_refused=%llu", pre,
-		     (unsigned long long)p->st.rebinds_refused);
-	mpt_ctl_outf(out, "%s.gso_sends=%llu", pre, (unsigned long long)p->st.gso_sends);
+	dump_path_counters(out, p, pre);
 	for (size_t k = 0; k < p->cc_ops->nstats; k++) {
 		const struct mpt_stat *st = &p->cc_ops->stats[k];
 
@@ -388,6 +397,44 @@ static int h_sched(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out 
 				  s->sched_priv);
 }
 
+/* cc.NAME=VALUE: on every path whose controller has the tunable (checked on a copy
+ * of the controller's state unless apply). */
+static int set_cc_param(struct mpt_session *s, const char *key, const char *val,
+			struct mpt_ctl_out *out, bool apply)
+{
+	const struct mpt_param *p;
+	bool found = false;
+	char err[256];
+	int ret;
+
+	for (unsigned i = 0; i < s->npaths; i++) {
+		struct mpt_path *path = &s->paths[i];
+		struct mpt_cc scc;
+		struct mpt_cc *cc = apply ? &path->cc : &scc;
+
+		p = mpt_param_find(path->cc_ops->params, path->cc_ops->nparams,
+				   key + 3);
+		if (!p || !path->used)
+			continue;
+		found = true;
+		if (!apply)
+			scc = path->cc;
+		ret = mpt_param_parse(p, cc->priv, val, err, sizeof(err));
+		if (ret < 0) {
+			mpt_ctl_outf(out, "message=%s", err);
+			return ret;
+		}
+		if (apply && path->cc_ops->params_changed)
+			path->cc_ops->params_changed(cc);
+	}
+	if (!found) {
+		mpt_ctl_outf(out, "message=no path's congestion controller has a "
+			     "tunable '%s'", key + 3);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 /*
  * Check or apply one "set" request. With apply false nothing changes and every
  * value is checked against scratch copies; with apply true the same steps run on
@@ -433,7 +480,6 @@ static int set_pass(struct mpt_daemon *d, const struct mpt_ctl_req *req,
 		for (unsigned k = 0; k < req->nkv; k++) {
 			const char *key = req->kv[k].key, *val = req->kv[k].val;
 			const struct mpt_param *p;
-			bool found = false;
 
 			if (!strcmp(key, "session") || !strcmp(key, "sched"))
 				continue;
@@ -456,31 +502,9 @@ static int set_pass(struct mpt_daemon *d, const struct mpt_ctl_req *req,
 				mpt_ctl_outf(out, "message=unknown setting '%s'", key);
 				return -ENOENT;
 			}
-			for (unsigned i = 0; i < s->npaths; i++) {
-				struct mpt_path *path = &s->paths[i];
-				struct mpt_cc scc;
-				struct mpt_cc *cc = apply ? &path->cc : &scc;
-
-				p = mpt_param_find(path->cc_ops->params, path->cc_ops->nparams,
-						   key + 3);
-				if (!p || !path->used)
-					continue;
-				found = true;
-				if (!apply)
-					scc = path->cc;
-				ret = mpt_param_parse(p, cc->priv, val, err, sizeof(err));
-				if (ret < 0) {
-					mpt_ctl_outf(out, "message=%s", err);
-					return ret;
-				}
-				if (apply && path->cc_ops->params_changed)
-					path->cc_ops->params_changed(cc);
-			}
-			if (!found) {
-				mpt_ctl_outf(out, "message=no path's congestion controller has a "
-					     "tunable '%s'", key + 3);
-				return -ENOENT;
-			}
+			ret = set_cc_param(s, key, val, out, apply);
+			if (ret < 0)
+				return ret;
 		}
 		if (apply && sched_touched && s->sched->params_changed)
 			s->sched->params_changed(s->sched_priv);

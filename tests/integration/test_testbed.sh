@@ -159,6 +159,25 @@ for r in rows:
     tot = sum(float(r["tput_" + p]) for p in paths)
     if abs(tot - float(r["tput_total"])) > 0.01:
         bad.append("%s: total %s != sum of paths %.3f" % (r["run"], r["tput_total"], tot))
+    # The side flows (scenario "probes"): a voice-like UDP uplink measured by
+    # owdprobe and a ping, both beside the greedy download. One-way delay at least the
+    # shortest path's configured delay (the clocks are one), loss small (the uplink is
+    # idle but for the download's ACKs).
+    meta = json.load(open(os.path.join(rd, "meta.json")))
+    voice, ping = meta["probes"].get("voice", {}), meta["probes"].get("ping", {})
+    min_owd = min(p["delay_up_ms"] for p in paths.values())
+    if not voice.get("planned") or voice["planned"] < 0.9 * 4 * 200e3 / (160 * 8):
+        bad.append("%s: voice probe: %s" % (r["run"], voice))
+    elif voice["loss_pct"] > 2 or not min_owd - 0.5 <= voice["owd_p50_ms"] < 10 * min_owd + 50:
+        bad.append("%s: voice loss %s%%, p50 one-way %s ms (path delay >= %g)"
+                   % (r["run"], voice["loss_pct"], voice["owd_p50_ms"], min_owd))
+    if not ping.get("received") or ping["received"] < 0.9 * ping["sent"] or \
+            ping["p50_ms"] < 2 * min_owd - 0.5:
+        bad.append("%s: ping probe: %s" % (r["run"], ping))
+    if not bad:
+        print("  %s: voice %d/%d pkts, one-way p50 %.2f p99 %.2f ms; ping p50 %.2f ms"
+              % (r["run"], voice["received"], voice["planned"], voice["owd_p50_ms"],
+                 voice["owd_p99_ms"], ping["p50_ms"]))
     if not r["sched"].startswith("single:"):
         # the tunnel: every path carries a real share, the links bound the total,
         # and aggregation beats the best single path

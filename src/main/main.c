@@ -15,6 +15,7 @@
 #include <mptund/sched.h>
 
 #include "config.h"
+#include "ctl_glue.h"
 #include "daemon.h"
 #include "keys.h"
 #include "log.h"
@@ -87,6 +88,12 @@ static int cmd_pubkey(void)
 	return 0;
 }
 
+/* The control socket, plugged into the daemon from above (src/README.md). */
+static const struct mpt_daemon_ops daemon_ops = {
+	.ctl_open = mpt_ctl_glue_open,
+	.ctl_close = mpt_ctl_glue_close,
+};
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -148,6 +155,7 @@ int main(int argc, char **argv)
 	if (dot && !strcmp(dot, ".conf"))
 		*dot = '\0';
 	snprintf(d.instance, sizeof(d.instance), "%s", base);
+	d.ops = &daemon_ops;
 	ret = mpt_daemon_start(&d, config, err, sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "mptund: %s\n", err);

@@ -81,21 +81,3 @@ void mpt_tun_readable(struct mpt_daemon *d)
 	}
 	mpt_daemon_flush_dirty(d, now);
 }
-
-void mpt_tun_deliver(void *arg, uint64_t dsn, void *pkt, uint32_t len,
-		     enum mpt_reorder_why why)
-{
-	struct mpt_session *s = arg;
-	struct mpt_daemon *d = s->d;
-	struct mpt_pkt *p = pkt;
-
-	if (s->clamp_mtu && d->cfg.clamp_mss && mpt_mss_clamp(p->data, p->len, s->clamp_mtu))
-		s->st.mss_clamped++;
-	if (mpt_tun_write(&d->tun, p->data, p->len) < 0) {
-		s->st.tun_write_errors++;
-	} else {
-		s->st.tun_tx_pkts++;
-		s->st.tun_tx_bytes += p->len;
-	}
-	mpt_pkt_put(&d->pool, p);
-}
