@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The static table of schedulers, looked up by name. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -27,6 +28,52 @@ static const struct mpt_sched_ops *const schedulers[] = {
 	&mpt_sched_priority,
 	&mpt_sched_redundant,
 };
+
+static const char *const path_tags[MPT_PATH_TAG_COUNT] = {
+	"metered", "high_cost", "cellular", "satellite",	/* enum mpt_path_tag */
+};
+
+const char *mpt_path_tag_name(unsigned bit)
+{
+	return bit < MPT_PATH_TAG_COUNT ? path_tags[bit] : NULL;
+}
+
+int mpt_path_tags_parse(const char *s, uint32_t *tags, const char **bad)
+{
+	uint32_t t = 0;
+
+	while (*s) {
+		size_t n = strcspn(s, " \t,");
+		unsigned b;
+
+		if (n == 0) {
+			s++;
+			continue;
+		}
+		for (b = 0; b < MPT_PATH_TAG_COUNT; b++)
+			if (strlen(path_tags[b]) == n && !strncasecmp(s, path_tags[b], n))
+				break;
+		if (b == MPT_PATH_TAG_COUNT) {
+			*bad = s;
+			return -EINVAL;
+		}
+		t |= 1u << b;
+		s += n;
+	}
+	*tags = t;
+	return 0;
+}
+
+void mpt_path_tags_format(uint32_t tags, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned b = 0; b < MPT_PATH_TAG_COUNT && off < len; b++)
+		if (tags & (1u << b))
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? " " : "",
+						path_tags[b]);
+}
 
 size_t mpt_sched_count(void)
 {

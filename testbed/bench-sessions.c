@@ -5,13 +5,15 @@
  *
  *   bench-sessions keys N
  *       prints the public keys of UEs 0..N-1 (fixed: derived from the index)
- *   bench-sessions run ANCHOR_IP:PORT ANCHOR_PUBKEY SRC_BASE N [WINDOW]
+ *   bench-sessions run ANCHOR_IP:PORT ANCHOR_PUBKEY SRC_BASE N [WINDOW [PROBE_MS]]
  *       UE i sends its handshake init from SRC_BASE + 1 + i (an IPv4 address the
  *       caller assigned), at most WINDOW (default 64) handshakes outstanding; on the
  *       response it derives the keys and sends one authenticated PROBE on path 0,
  *       which confirms the session at the anchor and makes the path known. Prints
  *       "sessions=N handshakes_per_s=X seconds=Y" and then keeps the sockets open
- *       (the sessions idle) until killed.
+ *       (the sessions idle) until killed; with PROBE_MS > 0 each UE goes on sending a
+ *       PROBE on path 0 every PROBE_MS, as an idle mptund UE does (ProbeInterval),
+ *       and answers the anchor's PROBEs with a PROBE_ACK (the path stays up).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -38,6 +40,9 @@ struct ue {
 	int fd;
 	uint64_t sent_ns;
 	bool done;
+	struct mpt_aead tx, rx;		/* the session's keys: PROBEs, PROBE_ACKs */
+	uint32_t remote_index;
+	uint64_t pn;
 };
 
 static void ue_key(struct mpt_noise_local *l, unsigned i)
@@ -79,26 +84,53 @@ static void send_init(struct ue *u, unsigned i, const uint8_t anchor_pub[32],
 	u->sent_ns = mpt_now_ns();
 }
 
-/* The first transport packet: a PROBE on path 0 under the new keys. */
-static void send_probe(struct ue *u, const struct mpt_keypair *kp,
-		       const struct sockaddr_in *to)
+/* A PROBE on path 0 under the session's keys (the first one confirms the session). */
+static void send_probe(struct ue *u, const struct sockaddr_in *to)
 {
 	struct mpt_hdr h = { .type = MPT_MSG_TRANSPORT, .path_id = 0,
-			     .receiver = kp->remote_index, .pn = 1 };
-	struct mpt_probe pr = { .id = 1, .timestamp = mpt_now_ns(), .name = "p1", .cost = 1 };
+			     .receiver = u->remote_index, .pn = ++u->pn };
+	struct mpt_probe pr = { .id = (uint32_t)u->pn, .timestamp = mpt_now_ns(),
+				.name = "p1", .cost = 1 };
 	uint8_t pkt[256];
-	struct mpt_aead a = { 0 };
 	int n;
 
 	mpt_hdr_encode(pkt, sizeof(pkt), &h);
 	n = mpt_frame_probe_encode(pkt + MPT_WIRE_HDR_LEN, sizeof(pkt) - MPT_WIRE_HDR_LEN,
 				   &pr);
-	if (n < 0 || mpt_aead_init(&a, MPT_CIPHER_CHACHA20_POLY1305, kp->send_key) < 0)
+	if (n < 0)
 		exit(1);
-	n = mpt_aead_seal_packet(&a, pkt, (size_t)n, sizeof(pkt));
-	mpt_aead_free(&a);
+	n = mpt_aead_seal_packet(&u->tx, pkt, (size_t)n, sizeof(pkt));
 	if (n > 0)
 		sendto(u->fd, pkt, (size_t)n, 0, (const struct sockaddr *)to, sizeof(*to));
+}
+
+/* Answer the anchor's PROBEs in the datagram buf with PROBE_ACKs (PROBE_MS mode). */
+static void answer(struct ue *u, uint8_t *buf, size_t len, const struct sockaddr_in *to)
+{
+	const uint8_t *pos = buf + MPT_WIRE_HDR_LEN, *end;
+	struct mpt_frame f;
+	struct mpt_hdr h;
+	int n, why;
+
+	if (buf[0] != MPT_MSG_TRANSPORT || mpt_hdr_decode(buf, len, &h, &why) < 0 ||
+	    (n = mpt_aead_open_packet(&u->rx, buf, len)) < 0)
+		return;
+	end = pos + n;
+	while (mpt_frame_next(&pos, end, &f) == 1) {
+		struct mpt_hdr ah = { .type = MPT_MSG_TRANSPORT, .path_id = 0,
+				      .receiver = u->remote_index, .pn = ++u->pn };
+		uint8_t pkt[128];
+		int m;
+
+		if (f.type != MPT_FRAME_PROBE)
+			continue;
+		mpt_hdr_encode(pkt, sizeof(pkt), &ah);
+		m = mpt_frame_probe_ack_encode(pkt + MPT_WIRE_HDR_LEN,
+					       sizeof(pkt) - MPT_WIRE_HDR_LEN, f.u.probe.id,
+					       f.u.probe.timestamp);
+		if (m > 0 && (m = mpt_aead_seal_packet(&u->tx, pkt, (size_t)m, sizeof(pkt))) > 0)
+			sendto(u->fd, pkt, (size_t)m, 0, (const struct sockaddr *)to, sizeof(*to));
+	}
 }
 
 static int open_socket(struct in_addr src)
@@ -115,8 +147,9 @@ static int open_socket(struct in_addr src)
 }
 
 static int cmd_run(const char *endpoint, const char *pub64, const char *base, unsigned n,
-		   unsigned window)
+		   unsigned window, unsigned probe_ms)
 {
+	uint64_t next_probe = 0;
 	struct sockaddr_in to = { .sin_family = AF_INET };
 	uint8_t anchor_pub[32];
 	struct in_addr src;
@@ -170,7 +203,13 @@ static int cmd_run(const char *endpoint, const char *pub64, const char *base, un
 				if (mpt_noise_consume_response(&ues[i].ini, &ues[i].local, buf,
 							       (size_t)len, &kp, &why) < 0)
 					continue;
-				send_probe(&ues[i], &kp, &to);
+				if (mpt_aead_init(&ues[i].tx, MPT_CIPHER_CHACHA20_POLY1305,
+						  kp.send_key) < 0 ||
+				    mpt_aead_init(&ues[i].rx, MPT_CIPHER_CHACHA20_POLY1305,
+						  kp.recv_key) < 0)
+					exit(1);
+				ues[i].remote_index = kp.remote_index;
+				send_probe(&ues[i], &to);
 				mpt_keypair_wipe(&kp);
 				ues[i].done = true;
 				done++;
@@ -184,25 +223,38 @@ static int cmd_run(const char *endpoint, const char *pub64, const char *base, un
 		printf("sessions=%u handshakes_per_s=%.0f seconds=%.2f\n", n, n / secs, secs);
 		fflush(stdout);
 	}
-	for (;;)		/* idle; drain what the anchor sends */
-		if (poll(pfd, n, 1000) > 0)
+	for (;;) {		/* idle: drain what the anchor sends, probe if asked to */
+		uint64_t now = mpt_now_ns();
+
+		if (probe_ms && now >= next_probe) {
+			for (unsigned i = 0; i < n; i++)
+				send_probe(&ues[i], &to);
+			next_probe = now + (uint64_t)probe_ms * MPT_NSEC_PER_MSEC;
+		}
+		if (poll(pfd, n, probe_ms ? (int)probe_ms : 1000) > 0)
 			for (unsigned i = 0; i < n; i++) {
 				uint8_t buf[2048];
+				ssize_t len;
 
-				if (pfd[i].revents & POLLIN)
-					while (recv(ues[i].fd, buf, sizeof(buf), 0) > 0)
-						;
+				if (!(pfd[i].revents & POLLIN))
+					continue;
+				while ((len = recv(ues[i].fd, buf, sizeof(buf), 0)) > 0)
+					if (probe_ms && len > MPT_WIRE_HDR_LEN)
+						answer(&ues[i], buf, (size_t)len, &to);
 			}
+	}
 }
 
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "keys"))
 		return cmd_keys((unsigned)atoi(argv[2]));
-	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "run"))
+	if (argc >= 6 && argc <= 8 && !strcmp(argv[1], "run"))
 		return cmd_run(argv[2], argv[3], argv[4], (unsigned)atoi(argv[5]),
-			       argc == 7 ? (unsigned)atoi(argv[6]) : 64);
+			       argc >= 7 ? (unsigned)atoi(argv[6]) : 64,
+			       argc == 8 ? (unsigned)atoi(argv[7]) : 0);
 	fprintf(stderr, "usage: bench-sessions keys N\n"
-		"       bench-sessions run ANCHOR_IP:PORT ANCHOR_PUBKEY SRC_BASE N [WINDOW]\n");
+		"       bench-sessions run ANCHOR_IP:PORT ANCHOR_PUBKEY SRC_BASE N [WINDOW "
+		"[PROBE_MS]]\n");
 	return 2;
 }

@@ -21,7 +21,14 @@
  *	<empty line>
  *
  * Commands (R = read, W = write):
- *	R stats [scope=PREFIX]		every object's keys below (PREFIX: "session.0")
+ *	R stats [scope=PREFIX] [offset=N] [limit=N] [summary=1]
+ *					every object's keys below (PREFIX: "session.0");
+ *					sessions from index offset, at most limit of them,
+ *					and no more than about MPT_CTL_PAGE_BYTES: the reply
+ *					ends with page.sessions=TOTAL and, when sessions are
+ *					left, page.next=INDEX (ask again with offset=INDEX).
+ *					summary=1: per session only the keys of
+ *					`mptund-ctl sessions` (no paths, no counters)
  *	R watch interval_ms=N [scope=]	a stats reply, prefixed by time_ms=<unix ms>,
  *					every N ms (10..60000) until the client closes
  *	R sched [session=S]		sched.name=, sched.summary=, then per tunable
@@ -64,6 +71,8 @@
 #define MPT_CTL_RUN_DIR		"/run/mptund"
 #define MPT_CTL_WATCH_MIN_MS	10	/* 100 Hz */
 #define MPT_CTL_WATCH_MAX_MS	60000
+#define MPT_CTL_PAGE_BYTES	(1u << 20)	/* a stats reply stops adding sessions
+						 * past this size (page.next=) */
 
 enum mpt_ctl_kind {
 	MPT_CTL_INFO,		/* text: a label, not a sample */
@@ -96,6 +105,8 @@ enum mpt_ctl_kind {
 	X("daemon.dropped.*", COUNTER, \
 	  "datagrams and frames dropped, by reason, in all (every reason, zero or not)") \
 	X("daemon.rx_truncated_pkts", COUNTER, "datagrams larger than the receive buffers") \
+	X("page.sessions", GAUGE, "sessions the daemon has (stats paging)") \
+	X("page.next", GAUGE, "offset= of the next stats page (absent on the last)") \
 	X("session.#.peer", INFO, "peer name from the configuration") \
 	X("session.#.state", INFO, "handshake or established") \
 	X("session.#.sched", INFO, "active scheduler") \
@@ -109,6 +120,10 @@ enum mpt_ctl_kind {
 	X("session.#.rx_bytes", COUNTER, "inner bytes received and authenticated") \
 	X("session.#.sched_drop_pkts", COUNTER, "packets dropped by a full scheduler queue") \
 	X("session.#.rekeys", COUNTER, "key rotations") \
+	X("session.#.paths", GAUGE, "paths the session uses (summary=1)") \
+	X("session.#.paths_up", GAUGE, "of them usable by the scheduler (summary=1)") \
+	X("session.#.quiet", GAUGE, "1: an idle anchor session without a timer of its own") \
+	X("session.#.wakeups", COUNTER, "quiet spells the session ended (anchor)") \
 	X("session.#.reorder.buffered_pkts", GAUGE, "packets held in the reorder buffer") \
 	X("session.#.reorder.timeout_us", GAUGE, "current adaptive reorder timeout") \
 	X("session.#.reorder.released_inorder", COUNTER, "packets released in order") \
@@ -147,6 +162,8 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.latest_rtt_us", GAUGE, "latest round-trip time sample") \
 	X("session.#.path.#.cwnd_bytes", GAUGE, "congestion window") \
 	X("session.#.path.#.in_flight_bytes", GAUGE, "bytes sent, not yet acked or lost") \
+	X("session.#.path.#.agg_in_flight_bytes", GAUGE, "anchor: in flight of every session on a path of this name") \
+	X("session.#.path.#.agg_cwnd_bytes", GAUGE, "anchor: cwnd of every session on a usable path of this name") \
 	X("session.#.path.#.pacing_rate_bytes_per_s", GAUGE, "pacing rate") \
 	X("session.#.path.#.btlbw_bytes_per_s", GAUGE, "bottleneck bandwidth estimate") \
 	X("session.#.path.#.delivery_rate_bytes_per_s", GAUGE, "latest delivery rate sample") \
@@ -192,6 +209,8 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.data_tx_pkts", COUNTER, "data packets sent on the path") \
 	X("session.#.path.#.data_rx_pkts", COUNTER, "data packets received on the path") \
 	X("session.#.path.#.probe_timeouts", COUNTER, "probe timeouts (PTO) on the path") \
+	X("session.#.path.#.probes_tx", COUNTER, "liveness PROBEs sent on the path") \
+	X("session.#.path.#.probes_rx", COUNTER, "PROBEs received from the peer on the path") \
 	X("session.#.path.#.downs", COUNTER, "times the path was declared down") \
 	X("session.#.path.#.dead_by_data", COUNTER, "times declared down: data unacknowledged for 1.5 PTO") \
 	X("session.#.path.#.send_errors", COUNTER, "sends the kernel refused") \

@@ -176,6 +176,15 @@ static inline bool mpt_path_has_room(const struct mpt_path_view *v, uint64_t win
 
 /* Registry (sched/registry.c). */
 const struct mpt_sched_ops *mpt_sched_find(const char *name);
+/* Path tags by name ([Path] Tags = metered cellular): "metered", "high_cost",
+ * "cellular", "satellite" for the bits of enum mpt_path_tag, in order. */
+#define MPT_PATH_TAG_COUNT 4
+const char *mpt_path_tag_name(unsigned bit);	/* NULL past the last */
+/* A list of tag names separated by spaces or commas into bits; -EINVAL with *bad
+ * pointing at the first name that is not a tag. */
+int mpt_path_tags_parse(const char *s, uint32_t *tags, const char **bad);
+/* The names of tags, separated by spaces ("" for none). */
+void mpt_path_tags_format(uint32_t tags, char *buf, size_t len);
 size_t mpt_sched_count(void);
 const struct mpt_sched_ops *mpt_sched_at(size_t i);
 int mpt_sched_registry_check(char *err, size_t errlen);

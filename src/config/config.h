@@ -78,6 +78,7 @@ struct mpt_path_config {
 	bool disabled;			/* administratively down at start */
 	uint32_t mtu;			/* outer path MTU pinned; 0 = discover (plpmtud.h) */
 	struct mpt_budget budget;	/* data budget (budget.h); period NONE = none */
+	uint32_t tags;			/* enum mpt_path_tag bits (Tags =) */
 	int line;			/* where the section started */
 };
 

@@ -63,6 +63,7 @@ enum cfg_type {
 	T_SCHED,	/* scheduler name from the registry */
 	T_CC,		/* congestion controller name from the registry */
 	T_BUDGET,	/* struct mpt_budget (budget.h) */
+	T_TAGS,		/* uint32_t bits of enum mpt_path_tag, by name (sched.h) */
 };
 
 struct cfg_key {

@@ -70,6 +70,7 @@ static const struct cfg_key path_keys[] = {
 	PA("Disabled", T_BOOL, disabled),
 	PA("Mtu", T_MTU, mtu, .min = 1200, .max = 65535),
 	PA("Budget", T_BUDGET, budget, .unset = "(not set: unlimited)"),
+	PA("Tags", T_TAGS, tags, .unset = "(none)"),
 };
 
 static const struct cfg_key peer_keys[] = {

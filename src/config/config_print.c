@@ -119,6 +119,9 @@ static void print_value(const struct cfg_key *k, const void *base, FILE *out)
 	case T_BUDGET:
 		mpt_budget_format(f, buf, sizeof(buf));
 		break;
+	case T_TAGS:
+		mpt_path_tags_format(*(const uint32_t *)f, buf, sizeof(buf));
+		break;
 	case T_MTU:
 		if (*(const uint32_t *)f)
 			snprintf(buf, sizeof(buf), "%u", *(const uint32_t *)f);

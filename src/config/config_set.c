@@ -274,7 +274,7 @@ static int set_address(struct cfg_parser *ps, const struct cfg_key *k, void *f,
 	return cfg_fail(ps, k->name, "internal error: not an address key");
 }
 
-/* Keys with a fixed vocabulary: booleans, ciphers, recovery modes, log levels. */
+/* Keys with a fixed vocabulary: booleans, ciphers, recovery modes, log levels, tags. */
 static int set_word(struct cfg_parser *ps, const struct cfg_key *k, void *f,
 		    const char *value)
 {
@@ -304,6 +304,15 @@ static int set_word(struct cfg_parser *ps, const struct cfg_key *k, void *f,
 				    "notice, info, debug)", value);
 		*(int *)f = lvl;
 		return 0;
+	case T_TAGS: {
+		const char *bad;
+
+		if (mpt_path_tags_parse(value, f, &bad) < 0)
+			return cfg_fail(ps, k->name, "'%.*s' is not a path tag (metered, "
+				    "high_cost, cellular, satellite)", (int)strcspn(bad, " \t,"),
+				    bad);
+		return 0;
+	}
 	default:
 		break;
 	}
@@ -356,6 +365,7 @@ int cfg_set_value(struct cfg_parser *ps, const struct cfg_key *k, void *base,
 	case T_CIPHER:
 	case T_RECOVERY:
 	case T_LOGLEVEL:
+	case T_TAGS:
 		return set_word(ps, k, f, value);
 	case T_MTU:
 		if (strcasecmp(value, "auto") == 0) {

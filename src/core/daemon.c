@@ -217,6 +217,20 @@ static void close_sessions(struct mpt_daemon *d)
 	d->nsessions = 0;
 }
 
+/* One timer for every quiet session (session_idle.c), running while there are any. */
+static void quiet_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct mpt_daemon *d = CONTAINER(w, struct mpt_daemon, quiet_w);
+	uint64_t now = mpt_now_ns();
+
+	mpt_daemon_quiet_sweep(d, now);
+	mpt_daemon_flush_dirty(d, now);		/* the sessions woken */
+	if (!d->nquiet)
+		return;				/* stopped meanwhile (ev_timer: not repeating) */
+	w->repeat = mpt_daemon_quiet_period(d);	/* a reload may change it */
+	ev_timer_again(loop, w);
+}
+
 static const struct mpt_netmon_ops nm_ops = { .link = nm_link, .addr = nm_addr };
 
 static void start_watchers(struct mpt_daemon *d)
@@ -238,6 +252,7 @@ static void start_watchers(struct mpt_daemon *d)
 		ev_io_init(&d->nm_io, nm_cb, mpt_netmon_fd(&d->nm), EV_READ);
 		ev_io_start(d->loop, &d->nm_io);
 	}
+	ev_init(&d->quiet_w, quiet_cb);		/* started by the first quiet session */
 	ev_signal_init(&d->sig_term, sig_cb, SIGTERM);
 	ev_signal_init(&d->sig_int, sig_cb, SIGINT);
 	ev_signal_init(&d->sig_hup, sig_cb, SIGHUP);
@@ -485,6 +500,7 @@ fail_cfg:
 
 void mpt_daemon_stop(struct mpt_daemon *d)
 {
+	ev_timer_stop(d->loop, &d->quiet_w);
 	close_services(d);
 	close_sessions(d);
 	if (d->nm_open) {

@@ -88,6 +88,9 @@ struct mpt_daemon {
 	struct mpt_session *sessions;		/* UE: one; anchor: one per [Peer] */
 	unsigned nsessions;
 	struct mpt_session *dirty;		/* to flush after the current batch */
+	struct mpt_agg_table agg;		/* anchor: load per path name */
+	ev_timer quiet_w;			/* anchor: sweeps the quiet sessions, */
+	unsigned nquiet;			/* runs while there are any */
 	struct mpt_txbatch txb;
 	struct {
 		uint8_t *buf;			/* MPT_RX_BATCH x MPT_RX_BUF */
@@ -115,6 +118,11 @@ static inline void mpt_daemon_mark(struct mpt_daemon *d, struct mpt_session *s)
 }
 /* Flush the sessions marked (session.c). */
 void mpt_daemon_flush_dirty(struct mpt_daemon *d, uint64_t now);
+/* Anchor: the liveness of quiet sessions' paths, for all of them (session_idle.c);
+ * a session it wakes is marked, for mpt_daemon_flush_dirty. */
+void mpt_daemon_quiet_sweep(struct mpt_daemon *d, uint64_t now);
+/* Its period: half of ProbeInterval x ProbeMissLimit, at least ProbeInterval. */
+double mpt_daemon_quiet_period(const struct mpt_daemon *d);
 /* systemd STATUS= line (READY=1 too when ready); a no-op outside systemd. */
 void mpt_daemon_notify_status(struct mpt_daemon *d, bool ready);
 

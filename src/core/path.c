@@ -48,11 +48,13 @@ int mpt_path_init(struct mpt_path *p, uint8_t id, const struct mpt_config *cfg,
 	p->admin_up = true;
 	p->link_ok = true;
 	p->cost = id;
+	mpt_agg_ref_init(&p->agg);
 	snprintf(p->name, sizeof(p->name), "path%u", id);
 	if (pc) {
 		snprintf(p->name, sizeof(p->name), "%s", pc->name);
 		p->cost = pc->cost;
 		p->weight = pc->weight;
+		p->tags = pc->tags;
 		p->capacity = pc->capacity;
 		p->admin_up = !pc->disabled;
 	}
@@ -177,6 +179,7 @@ void mpt_path_fill_view(const struct mpt_path *p, struct mpt_path_view *v, uint3
 	memcpy(v->name, p->name, sizeof(v->name));
 	v->cost = p->cost;
 	v->weight = p->weight;
+	v->tags = p->tags;
 	v->capacity = p->capacity;
 	v->up = mpt_path_usable(p);
 	v->mtu = mpt_path_max_inner(p, mtu);

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "pacer.h"
 #include "pathval.h"
+#include "path_agg.h"
 #include "pkt.h"
 #include "plpmtud.h"
 #include "recovery.h"
@@ -75,7 +76,9 @@ struct mpt_path {
 	char name[MPT_NAME_LEN];
 	uint32_t cost, weight;
 	uint64_t capacity;
+	uint32_t tags;			/* enum mpt_path_tag bits ([Path] Tags) */
 	const struct mpt_cc_ops *cc_ops;
+	struct mpt_agg_ref agg;		/* anchor: its share of the name's aggregate */
 	bool used;			/* anchor: the UE announced this path id */
 
 	/* endpoint */
@@ -92,6 +95,7 @@ struct mpt_path {
 	uint8_t status_repeat;		/* UE: probes still to repeat an "in use" */
 	bool alive;			/* round trips proven recently */
 	uint64_t last_rx_ns;		/* the latest proof */
+	uint64_t last_auth_rx_ns;	/* the latest authenticated packet, any kind */
 	uint64_t alive_since_ns;	/* when it last became alive */
 	bool rtt_fresh;			/* an RTT sample since then */
 	uint64_t next_probe_ns;

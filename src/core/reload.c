@@ -143,6 +143,7 @@ static int reload_session(struct mpt_daemon *d, struct mpt_session *s,
 			continue;
 		p->cost = pc->cost;
 		p->weight = pc->weight;
+		p->tags = pc->tags;
 		if (pc->capacity || cfg->role == MPT_ROLE_UE)
 			p->capacity = pc->capacity;
 		if (cfg->role == MPT_ROLE_UE)

@@ -137,9 +137,12 @@ void mpt_session_free(struct mpt_session *s)
 	mpt_pktq_purge(&s->squeue, &d->pool);
 	mpt_pktq_purge(&s->rtxq, &d->pool);
 	mpt_rules_session_free(s);
-	for (unsigned i = 0; i < MPT_MAX_PATHS; i++)
-		if (s->paths[i].rec.ring)
-			mpt_path_free(&s->paths[i], &d->pool);
+	for (unsigned i = 0; i < MPT_MAX_PATHS; i++) {
+		if (!s->paths[i].rec.ring)
+			continue;
+		mpt_agg_detach(&d->agg, &s->paths[i].agg);
+		mpt_path_free(&s->paths[i], &d->pool);
+	}
 	mpt_reorder_free(&s->reorder);	/* hands held packets to the TUN */
 	free(s->uwin);
 	s->uwin = NULL;
@@ -273,6 +276,7 @@ int mpt_session_install_keypair(struct mpt_session *s, struct mpt_keypair *kp,
 		return 0;
 	}
 	mpt_keypair_wipe(kp);
+	mpt_session_note_activity(s, now);	/* probe the paths as the session starts */
 	keyslot_clear(&s->next);	/* an unconfirmed earlier one is superseded */
 	s->next = ks;
 	return 0;
@@ -304,6 +308,7 @@ void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now)
 		mpt_pkt_put(&d->pool, p);
 		return;
 	}
+	mpt_session_note_activity(s, now);
 	p->dsn = s->next_dsn++;
 	p->enq_ns = now;
 	s->st.tun_rx_pkts++;

@@ -72,6 +72,7 @@ struct mpt_session_stats {
 	uint64_t unordered_rx;			/* DATA_UNORDERED delivered at once */
 	uint64_t unordered_dup;			/* DATA_UNORDERED dropped: seen before, or
 						 * older than the window */
+	uint64_t wakeups;			/* quiet spells ended (session_idle.c) */
 };
 
 struct mpt_session {
@@ -119,6 +120,9 @@ struct mpt_session {
 
 	ev_timer timer;
 	uint64_t timer_at;
+	bool quiet;			/* anchor: idle, no timer (session_idle.c) */
+	uint64_t busy_until_ns;		/* not quiet before this */
+	uint64_t woke_ns;		/* the latest end of a quiet spell */
 	bool dirty;			/* in the daemon's list of sessions to flush */
 	struct mpt_session *dirty_next;
 
@@ -218,6 +222,8 @@ void mpt_session_sched_events(struct mpt_session *s);
 int mpt_sched_event_format(const struct mpt_sched_event *e,
 			   const struct mpt_path_view *views, unsigned npaths,
 			   char *buf, size_t len);
+/* Anchor: every used path's share of its name's aggregate load made current. */
+void mpt_session_agg_refresh(struct mpt_session *s);
 void mpt_session_liveness(struct mpt_session *s, uint64_t now);
 void mpt_session_heard(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
@@ -255,6 +261,16 @@ int mpt_session_send_frames(struct mpt_session *s, struct mpt_path *p,
 /* Hand a packet the scheduler picked mask for to those paths' queues (a copy for each
  * path but the last; session_view.c). */
 void mpt_session_dispatch(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t mask);
+/* Quiet sessions (session_idle.c): an idle anchor session has no timer running. */
+bool mpt_session_quiet(const struct mpt_session *s, uint64_t now);
+/* Quiet now? Records the answer (a session that stops being quiet wakes up). */
+bool mpt_session_quiet_check(struct mpt_session *s, uint64_t now);
+/* Wake a quiet session (marks it), busy at least until `until`. */
+void mpt_session_wake(struct mpt_session *s, uint64_t until, uint64_t now);
+/* Data (or a new keypair): the session stays busy a while. */
+void mpt_session_note_activity(struct mpt_session *s, uint64_t now);
+/* The latest sign of life of path p that liveness counts. */
+uint64_t mpt_session_heard_ns(const struct mpt_session *s, const struct mpt_path *p);
 
 /* Path MTU (session_pmtu.c; pmtu_timer: session_timer.c). */
 #define MPT_PICK_DROPPED	0x80000000u	/* the head packet fit no path: dropped */

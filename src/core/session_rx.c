@@ -73,15 +73,19 @@ static void on_probe_info(struct mpt_session *s, struct mpt_path *p,
 		return;
 	if (strcmp(p->name, pr->name) != 0 || p->cost != pr->cost ||
 	    p->weight != pr->weight || p->capacity != pr->capacity) {
+		if (strcmp(p->name, pr->name) != 0)	/* its share moves to the new name */
+			mpt_agg_detach(&s->d->agg, &p->agg);
 		memcpy(p->name, pr->name, sizeof(p->name));
 		p->cost = pr->cost;
 		p->weight = pr->weight;
 		p->capacity = pr->capacity;
+		p->tags = 0;		/* tags come from the anchor's own [Path] only */
 		/* an anchor [Path] of the same name overrides what the UE says */
 		for (unsigned i = 0; i < cfg->npaths; i++) {
 			if (strcmp(cfg->paths[i].name, pr->name) == 0) {
 				p->cost = cfg->paths[i].cost;
 				p->weight = cfg->paths[i].weight;
+				p->tags = cfg->paths[i].tags;
 				if (cfg->paths[i].capacity)
 					p->capacity = cfg->paths[i].capacity;
 				if (cfg->paths[i].mtu != p->pinned_mtu) {
@@ -165,6 +169,7 @@ static void on_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt **
 	pkt->len = (uint32_t)f->u.data.pkt_len;
 	pkt->dsn = f->u.data.dsn;
 	p->st.data_rx++;
+	mpt_session_note_activity(s, now);
 	if (!source_allowed(s, pkt->data, pkt->len)) {
 		s->st.spoofed++;
 		mpt_pkt_put(&d->pool, pkt);
@@ -186,6 +191,33 @@ static void update_hold(struct mpt_session *s, uint64_t now)
 	mpt_reorder_set_hold(&s->reorder, mpt_session_hold_ns(s));
 }
 
+/* An authenticated packet of len frame bytes on path from `from`: the path is in use,
+ * heard from, and its address checked (session_pathval.c). */
+static void path_rx(struct mpt_session *s, struct mpt_path *path, uint8_t path_id,
+		    const struct sockaddr_storage *from, socklen_t fromlen, size_t len,
+		    bool newest, uint64_t now)
+{
+	s->last_auth_rx_ns = now;
+	path->last_auth_rx_ns = now;
+	if (!path->used) {
+		/* anchor: a new path of this UE; probe it at once to prove it */
+		path->used = true;
+		path->next_probe_ns = now;
+		if (path_id >= s->npaths)
+			s->npaths = path_id + 1u;
+		mpt_session_note_activity(s, now);
+	} else if (s->quiet && !path->alive) {
+		/* the UE's packets on a path we hold down: probe it, it may be back */
+		mpt_session_wake(s, now + s->d->cfg.probe_interval_ns *
+				 (s->d->cfg.probe_miss_limit + 1u), now);
+	}
+	if (path->remote_len != fromlen || memcmp(&path->remote, from, fromlen) != 0)
+		mpt_session_new_address(s, path, from, fromlen,
+					len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN, newest, now);
+	path->st.rx_pkts++;
+	path->st.rx_bytes += len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN;
+}
+
 void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 			 const struct mpt_hdr *h, struct mpt_pkt *p, const uint8_t *frames,
 			 size_t len, const struct sockaddr_storage *from, socklen_t fromlen,
@@ -195,24 +227,14 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 	struct mpt_path *path = &s->paths[h->path_id];
 	struct mpt_pkt *buf = p;	/* NULL once a DATA frame took the buffer */
 	bool eliciting = false;
+	const struct mpt_probe *probe = NULL;	/* answered once the packet is recorded */
+	struct mpt_probe probe_copy;
 	struct mpt_frame f;
 	int ret;
 
 	if (!ks->confirmed)
 		ks->confirmed = true;
-	s->last_auth_rx_ns = now;
-	if (!path->used) {
-		/* anchor: a new path of this UE; probe it at once to prove it */
-		path->used = true;
-		path->next_probe_ns = now;
-		if (h->path_id >= s->npaths)
-			s->npaths = h->path_id + 1u;
-	}
-	if (path->remote_len != fromlen || memcmp(&path->remote, from, fromlen) != 0)
-		mpt_session_new_address(s, path, from, fromlen,
-					len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN, newest, now);
-	path->st.rx_pkts++;
-	path->st.rx_bytes += len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN;
+	path_rx(s, path, h->path_id, from, fromlen, len, newest, now);
 
 	while ((ret = mpt_frame_next(&pos, end, &f)) == 1) {
 		switch (f.type) {
@@ -229,7 +251,8 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 			eliciting = true;
 			path->st.probes_rx++;
 			on_probe_info(s, path, &f.u.probe);
-			mpt_session_send_control(s, path, &f.u.probe, now);
+			probe_copy = f.u.probe;
+			probe = &probe_copy;
 			break;
 		case MPT_FRAME_PROBE_ACK:
 			/* a round trip on this path: it works both ways */
@@ -258,6 +281,9 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 				  mpt_wire_strerror(f.reason));
 	}
 	mpt_acktrack_on_packet(&path->ackt, h->pn, eliciting, now);
+	/* the PROBE_ACK carries the ACK of the packet that asked: no delayed ACK */
+	if (probe)
+		mpt_session_send_control(s, path, probe, now);
 	update_hold(s, now);
 	if (buf)
 		mpt_pkt_put(&s->d->pool, buf);

@@ -124,7 +124,7 @@ void mpt_session_liveness(struct mpt_session *s, uint64_t now)
 
 		if (!p->used)
 			continue;
-		if (p->alive && now - p->last_rx_ns > dead_after)
+		if (p->alive && now - mpt_session_heard_ns(s, p) > dead_after)
 			mpt_session_set_alive(s, p, false, now);
 		if (now >= p->next_probe_ns) {
 			p->next_probe_ns = now + cfg->probe_interval_ns;

@@ -460,6 +460,11 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now)
 	const struct mpt_config *cfg = &s->d->cfg;
 	uint64_t at = 0;
 
+	mpt_session_agg_refresh(s);		/* the aggregates follow every flush */
+	if (cfg->role == MPT_ROLE_ANCHOR && mpt_session_quiet_check(s, now)) {
+		ev_timer_stop(s->d->loop, &s->timer);	/* the daemon's sweep watches it */
+		return;
+	}
 	for (unsigned i = 0; i < s->npaths; i++) {
 		struct mpt_path *p = &s->paths[i];
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +87,85 @@ static int talk(struct ctl_opts *o, const char *cmd, const char *const *kv, size
 	return CTL_EXIT_OK;
 }
 
+/* Add a page's keys to all: the first page whole, later ones their sessions only (the
+ * daemon.* keys repeat); page.* are the pager's (kept, from the first page, only with
+ * page_keys). Returns page.next, or -1 (last). */
+static long merge_page(struct ctl_kvl *all, const struct ctl_kvl *page, bool first,
+		       bool page_keys)
+{
+	long next = -1;
+
+	for (size_t i = 0; i < page->n; i++) {
+		const char *k = page->v[i].key;
+
+		if (!strcmp(k, "page.next")) {
+			next = strtol(page->v[i].val, NULL, 10);
+			continue;
+		}
+		if (!strncmp(k, "page.", 5) && !page_keys)
+			continue;
+		if ((first || !strncmp(k, "session.", 8)) &&
+		    ctl_kvl_add(all, k, page->v[i].val) < 0)
+			return -2;
+	}
+	return next;
+}
+
+/*
+ * stats, page after page: the daemon stops a reply at about MPT_CTL_PAGE_BYTES and
+ * says where to go on (page.next=). extra: request lines besides offset/limit (scope=,
+ * summary=1). limit 0: every session from offset. page_keys: keep page.sessions, and
+ * page.next where the caller's limit stopped (for the sessions view's footer).
+ */
+static int talk_pages(struct ctl_opts *o, const char *const *extra, size_t nextra,
+		      unsigned long offset, unsigned long limit, bool page_keys,
+		      struct ctl_kvl *reply)
+{
+	char off[48], lim[48];
+	const char *req[KV_MAX];
+	size_t n = 0;
+	bool first = true;
+
+	if (nextra > KV_MAX - 2)
+		return usage_error(o, "too many request keys");
+	for (size_t i = 0; i < nextra; i++)
+		req[n++] = extra[i];
+	req[n++] = off;
+	for (;;) {
+		struct ctl_kvl page = { 0 };
+		long next;
+		int rc;
+
+		snprintf(off, sizeof(off), "offset=%lu", offset);
+		snprintf(lim, sizeof(lim), "limit=%lu", limit);
+		req[n] = lim;
+		rc = talk(o, "stats", req, n + (limit > 0), &page);
+		if (rc != CTL_EXIT_OK) {
+			ctl_kvl_free(&page);
+			return rc;
+		}
+		next = merge_page(reply, &page, first, page_keys);
+		ctl_kvl_free(&page);
+		if (next == -2) {
+			fprintf(o->err, "mptund-ctl: out of memory\n");
+			return CTL_EXIT_CONNECT;
+		}
+		if (next < 0 || (unsigned long)next <= offset)
+			return CTL_EXIT_OK;	/* the last page (or no progress) */
+		if (limit) {
+			if ((unsigned long)next - offset >= limit) {
+				/* the user's page ends here: say where the rest starts */
+				snprintf(off, sizeof(off), "%ld", next);
+				return page_keys && ctl_kvl_add(reply, "page.next", off) < 0 ?
+				       CTL_EXIT_CONNECT : CTL_EXIT_OK;
+			}
+			limit -= (unsigned long)next - offset;
+		}
+		offset = (unsigned long)next;
+		first = false;
+	}
+}
+
 static bool is_json(const struct ctl_opts *o)
 {
 	return o->be == &ctl_backend_json;
@@ -107,10 +187,11 @@ static int dump_filtered(struct ctl_opts *o, const struct ctl_kvl *kv,
 }
 
 static int stats_view(struct ctl_opts *o, void (*view)(FILE *, const struct ctl_kvl *),
-		      bool (*keep)(const char *key))
+		      bool (*keep)(const char *key), const char *const *extra, size_t nextra,
+		      unsigned long offset, unsigned long limit)
 {
 	struct ctl_kvl kv = { 0 };
-	int rc = talk(o, "stats", NULL, 0, &kv);
+	int rc = talk_pages(o, extra, nextra, offset, limit, view == ctl_view_sessions, &kv);
 
 	if (rc == CTL_EXIT_OK) {
 		if (is_json(o))
@@ -137,22 +218,53 @@ static bool keep_paths(const char *key)
 
 static bool keep_sessions(const char *key)
 {
-	return !strncmp(key, "session.", 8) && !strstr(key, ".path.");
+	return (!strncmp(key, "session.", 8) && !strstr(key, ".path.")) ||
+	       !strncmp(key, "page.", 5);
 }
 
 static int cmd_status(struct ctl_opts *o, int argc, char **argv)
 {
-	return stats_view(o, ctl_view_status, keep_all);
+	return stats_view(o, ctl_view_status, keep_all, NULL, 0, 0, 0);
 }
 
 static int cmd_paths(struct ctl_opts *o, int argc, char **argv)
 {
-	return stats_view(o, ctl_view_paths, keep_paths);
+	return stats_view(o, ctl_view_paths, keep_paths, NULL, 0, 0, 0);
+}
+
+/* offset=N or limit=N: *v. Returns 1 if arg was that key, 0 if not, -1 if bad. */
+static int page_arg(const char *arg, const char *key, unsigned long *v)
+{
+	size_t kl = strlen(key);
+	char *end;
+
+	if (strncmp(arg, key, kl) || arg[kl] != '=')
+		return 0;
+	errno = 0;
+	*v = strtoul(arg + kl + 1, &end, 10);
+	return (arg[kl + 1] < '0' || arg[kl + 1] > '9' || *end || errno ||
+		*v > UINT32_MAX) ? -1 : 1;
 }
 
 static int cmd_sessions(struct ctl_opts *o, int argc, char **argv)
 {
-	return stats_view(o, ctl_view_sessions, keep_sessions);
+	static const char *const summary[] = { "summary=1" };
+	unsigned long offset = 0, limit = 0;
+
+	for (int i = 0; i < argc; i++) {
+		int a = page_arg(argv[i], "offset", &offset);
+
+		if (a == 0) {
+			a = page_arg(argv[i], "limit", &limit);
+			if (a > 0 && limit == 0)
+				a = -1;
+		}
+		if (a < 0)
+			return usage_error(o, "sessions: '%s' is not a count", argv[i]);
+		if (a == 0)
+			return usage_error(o, "sessions: unexpected argument '%s'", argv[i]);
+	}
+	return stats_view(o, ctl_view_sessions, keep_sessions, summary, 1, offset, limit);
 }
 
 static int cmd_stats(struct ctl_opts *o, int argc, char **argv)
@@ -166,7 +278,7 @@ static int cmd_stats(struct ctl_opts *o, int argc, char **argv)
 		return usage_error(o, "stats: unexpected argument '%s'", argv[1]);
 	if (argc == 1)
 		snprintf(scope, sizeof(scope), "scope=%s", argv[0]);
-	rc = talk(o, "stats", req, argc, &kv);
+	rc = talk_pages(o, req, (size_t)argc, 0, 0, false, &kv);
 	if (rc == CTL_EXIT_OK && o->be->dump(o->out, &kv))
 		rc = CTL_EXIT_CONNECT;
 	ctl_kvl_free(&kv);
@@ -436,7 +548,8 @@ const struct ctl_cmd ctl_cmds[] = {
 	  CTL_OPT_JSON },
 	{ "paths", cmd_paths, "", "every path: state, RTT, window, in flight, losses",
 	  CTL_OPT_JSON },
-	{ "sessions", cmd_sessions, "", "every session: peer, scheduler, queue, traffic",
+	{ "sessions", cmd_sessions, "[offset=N] [limit=N]",
+	  "sessions (a page of them): peer, scheduler, paths up, queue, traffic",
 	  CTL_OPT_JSON },
 	{ "stats", cmd_stats, "[SCOPE]", "every counter and gauge (SCOPE: key prefix)",
 	  CTL_OPT_JSON },

@@ -95,6 +95,38 @@ static void dump_path_more(struct mpt_ctl_out *out, const char *pre, const struc
 	mpt_ctl_outf(out, "%s.txq_drop_pkts=%llu", pre, (unsigned long long)st->txq_drops);
 }
 
+/* A path's packet and event counters (part of dump_path, in its order). */
+static void dump_path_counters(struct mpt_ctl_out *out, const struct mpt_path *p,
+			       const char *pre)
+{
+	const struct mpt_recovery *r = &p->rec;
+
+	mpt_ctl_outf(out, "%s.sent_pkts=%llu", pre, (unsigned long long)r->sent_pkts);
+	mpt_ctl_outf(out, "%s.sent_bytes=%llu", pre, (unsigned long long)r->sent_bytes);
+	mpt_ctl_outf(out, "%s.delivered_pkts=%llu", pre, (unsigned long long)r->acked_pkts);
+	mpt_ctl_outf(out, "%s.delivered_bytes=%llu", pre, (unsigned long long)r->acked_bytes);
+	mpt_ctl_outf(out, "%s.lost_pkts=%llu", pre, (unsigned long long)r->lost_pkts);
+	mpt_ctl_outf(out, "%s.lost_bytes=%llu", pre, (unsigned long long)r->lost_bytes);
+	mpt_ctl_outf(out, "%s.rx_pkts=%llu", pre, (unsigned long long)p->st.rx_pkts);
+	mpt_ctl_outf(out, "%s.rx_bytes=%llu", pre, (unsigned long long)p->st.rx_bytes);
+	mpt_ctl_outf(out, "%s.data_tx_pkts=%llu", pre, (unsigned long long)p->st.data_tx);
+	mpt_ctl_outf(out, "%s.data_rx_pkts=%llu", pre, (unsigned long long)p->st.data_rx);
+	mpt_ctl_outf(out, "%s.probe_timeouts=%llu", pre, (unsigned long long)p->st.ptos);
+	mpt_ctl_outf(out, "%s.downs=%llu", pre, (unsigned long long)p->st.downs);
+	mpt_ctl_outf(out, "%s.dead_by_data=%llu", pre, (unsigned long long)p->st.dead_by_data);
+	mpt_ctl_outf(out, "%s.send_errors=%llu", pre, (unsigned long long)p->st.send_errors);
+	mpt_ctl_outf(out, "%s.ack_errors=%llu", pre, (unsigned long long)p->st.ack_errors);
+	mpt_ctl_outf(out, "%s.rebinds=%llu", pre, (unsigned long long)p->st.rebinds);
+	mpt_ctl_outf(out, "%s.rebinds_refused=%llu", pre,
+		     (unsigned long long)p->st.rebinds_refused);
+	mpt_ctl_outf(out, "%s.rebind_challenges=%llu", pre,
+		     (unsigned long long)p->st.rebind_challenges);
+	mpt_ctl_outf(out, "%s.rebind_amp_limited=%llu", pre,
+		     (unsigned long long)p->st.rebind_amp_limited);
+	mpt_ctl_outf(out, "%s.gso_sends=%llu", pre, (unsigned long long)p->st.gso_sends);
+	dump_path_more(out, pre, p);
+}
+
 static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 		      const struct mpt_path *p, uint64_t now)
 {
@@ -125,6 +157,13 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	mpt_ctl_outf(out, "%s.cwnd_bytes=%llu", pre, (unsigned long long)p->cc.cwnd);
 	mpt_ctl_outf(out, "%s.in_flight_bytes=%llu", pre,
 		     (unsigned long long)mpt_path_in_flight(p));
+	if (p->agg.idx >= 0) {		/* anchor: every session on a path of this name */
+		const struct mpt_path_agg *a = &s->d->agg.e[p->agg.idx];
+
+		mpt_ctl_outf(out, "%s.agg_in_flight_bytes=%llu", pre,
+			     (unsigned long long)a->in_flight);
+		mpt_ctl_outf(out, "%s.agg_cwnd_bytes=%llu", pre, (unsigned long long)a->cwnd);
+	}
 	mpt_ctl_outf(out, "%s.pacing_rate_bytes_per_s=%llu", pre,
 		     (unsigned long long)p->cc.pacing_rate);
 	mpt_ctl_outf(out, "%s.btlbw_bytes_per_s=%llu", pre, (unsigned long long)p->cc.btlbw);
@@ -132,30 +171,7 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 		     (unsigned long long)r->delivery_rate);
 	mpt_ctl_outf(out, "%s.idle_ms=%llu", pre, (unsigned long long)(p->last_rx_ns ?
 		     (now - p->last_rx_ns) / MPT_NSEC_PER_MSEC : 0));
-	mpt_ctl_outf(out, "%s.sent_pkts=%llu", pre, (unsigned long long)r->sent_pkts);
-	mpt_ctl_outf(out, "%s.sent_bytes=%llu", pre, (unsigned long long)r->sent_bytes);
-	mpt_ctl_outf(out, "%s.delivered_pkts=%llu", pre, (unsigned long long)r->acked_pkts);
-	mpt_ctl_outf(out, "%s.delivered_bytes=%llu", pre, (unsigned long long)r->acked_bytes);
-	mpt_ctl_outf(out, "%s.lost_pkts=%llu", pre, (unsigned long long)r->lost_pkts);
-	mpt_ctl_outf(out, "%s.lost_bytes=%llu", pre, (unsigned long long)r->lost_bytes);
-	mpt_ctl_outf(out, "%s.rx_pkts=%llu", pre, (unsigned long long)p->st.rx_pkts);
-	mpt_ctl_outf(out, "%s.rx_bytes=%llu", pre, (unsigned long long)p->st.rx_bytes);
-	mpt_ctl_outf(out, "%s.data_tx_pkts=%llu", pre, (unsigned long long)p->st.data_tx);
-	mpt_ctl_outf(out, "%s.data_rx_pkts=%llu", pre, (unsigned long long)p->st.data_rx);
-	mpt_ctl_outf(out, "%s.probe_timeouts=%llu", pre, (unsigned long long)p->st.ptos);
-	mpt_ctl_outf(out, "%s.downs=%llu", pre, (unsigned long long)p->st.downs);
-	mpt_ctl_outf(out, "%s.dead_by_data=%llu", pre, (unsigned long long)p->st.dead_by_data);
-	mpt_ctl_outf(out, "%s.send_errors=%llu", pre, (unsigned long long)p->st.send_errors);
-	mpt_ctl_outf(out, "%s.ack_errors=%llu", pre, (unsigned long long)p->st.ack_errors);
-	mpt_ctl_outf(out, "%s.rebinds=%llu", pre, (unsigned long long)p->st.rebinds);
-	mpt_ctl_outf(out, "%s.rebinds_refused=%llu", pre,
-		     (unsigned long long)p->st.rebinds_refused);
-	mpt_ctl_outf(out, "%s.rebind_challenges=%llu", pre,
-		     (unsigned long long)p->st.rebind_challenges);
-	mpt_ctl_outf(out, "%s.rebind_amp_limited=%llu", pre,
-		     (unsigned long long)p->st.rebind_amp_limited);
-	mpt_ctl_outf(out, "%s.gso_sends=%llu", pre, (unsigned long long)p->st.gso_sends);
-	dump_path_more(out, pre, p);
+	dump_path_counters(out, p, pre);
 	for (size_t k = 0; k < p->cc_ops->nstats; k++) {
 		const struct mpt_stat *st = &p->cc_ops->stats[k];
 
@@ -246,6 +262,8 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 		     (unsigned long long)s->st.sched_events);
 	if (s->st.sched_events)
 		mpt_ctl_outf(out, "session.%u.sched_event=%s", si, s->sched_event);
+	mpt_ctl_outf(out, "session.%u.quiet=%d", si, s->quiet);
+	mpt_ctl_outf(out, "session.%u.wakeups=%llu", si, (unsigned long long)s->st.wakeups);
 	for (int r = 1; r < MPT_WIRE_REASON_COUNT; r++)
 		if (s->st.drops[r])
 			mpt_ctl_outf(out, "session.%u.drop.%s=%llu", si, mpt_wire_strerror(r),
@@ -277,7 +295,100 @@ static void dump_dropped(struct mpt_ctl_out *out, const struct mpt_daemon *d)
 	}
 }
 
-static int h_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
+/* The few keys `mptund-ctl sessions` shows: cheap at thousands of sessions. */
+static void dump_session_summary(struct mpt_ctl_out *out, const struct mpt_session *s,
+				 uint64_t now)
+{
+	unsigned si = s->idx, used = 0, up = 0;
+
+	for (unsigned i = 0; i < s->npaths; i++) {
+		used += s->paths[i].used;
+		up += mpt_path_usable(&s->paths[i]);
+	}
+	mpt_ctl_outf(out, "session.%u.peer=%s", si, s->name);
+	mpt_ctl_outf(out, "session.%u.state=%s", si, s->cur.valid ? "established" : "handshake");
+	mpt_ctl_outf(out, "session.%u.sched=%s", si, s->sched->name);
+	mpt_ctl_outf(out, "session.%u.age_ms=%llu", si, (unsigned long long)(s->cur.valid ?
+		     (now - s->established_ns) / MPT_NSEC_PER_MSEC : 0));
+	mpt_ctl_outf(out, "session.%u.queue_pkts=%u", si, s->squeue.pkts);
+	mpt_ctl_outf(out, "session.%u.tx_bytes=%llu", si, (unsigned long long)s->st.tun_rx_bytes);
+	mpt_ctl_outf(out, "session.%u.rx_bytes=%llu", si, (unsigned long long)s->st.tun_tx_bytes);
+	mpt_ctl_outf(out, "session.%u.paths=%u", si, used);
+	mpt_ctl_outf(out, "session.%u.paths_up=%u", si, up);
+	mpt_ctl_outf(out, "session.%u.quiet=%d", si, s->quiet);
+}
+
+/* A scope naming one session ("session.12", "session.12.path.0"): only that one. */
+static void scope_sessions(const char *scope, unsigned n, unsigned *lo, unsigned *hi)
+{
+	char *end;
+	unsigned long v;
+
+	if (!strncmp(scope, "daemon", 6) || !strncmp(scope, "page", 4)) {
+		*lo = *hi = 0;
+		return;
+	}
+	if (strncmp(scope, "session.", 8) || scope[8] < '0' || scope[8] > '9')
+		return;
+	v = strtoul(scope + 8, &end, 10);
+	if (*end != '\0' && *end != '.')
+		return;			/* not an index: let the scope filter it */
+	*lo = v < n ? (unsigned)v : n;
+	*hi = v < n ? (unsigned)v + 1 : n;
+}
+
+/*
+ * The sessions of one stats reply: from offset=, at most limit= of them, and no more
+ * than fit MPT_CTL_PAGE_BYTES (a session that would overflow the client's queue is
+ * taken back whole). page.sessions= says how many there are, page.next= where the
+ * next reply starts when this one stopped early.
+ */
+static int dump_sessions(struct mpt_daemon *d, const struct mpt_ctl_req *req,
+			 struct mpt_ctl_out *out, const char *scope, uint64_t now)
+{
+	uint32_t offset = 0, limit = UINT32_MAX, summary = 0;
+	unsigned lo = 0, end = d->nsessions, hi, i;
+	size_t start = out->len;
+	const char *saved_scope;
+	char err[160];
+
+	if (req && (mpt_ctl_req_u32(req, "offset", 0, 0, UINT32_MAX, &offset, err,
+				    sizeof(err)) < 0 ||
+		    mpt_ctl_req_u32(req, "limit", UINT32_MAX, 1, UINT32_MAX, &limit, err,
+				    sizeof(err)) < 0 ||
+		    mpt_ctl_req_u32(req, "summary", 0, 0, 1, &summary, err, sizeof(err)) < 0)) {
+		mpt_ctl_outf(out, "message=%s", err);
+		return -EINVAL;
+	}
+	scope_sessions(scope, d->nsessions, &lo, &end);
+	lo = MPT_MIN(MPT_MAX(lo, offset), end);
+	hi = limit < end - lo ? lo + limit : end;
+	for (i = lo; i < hi; i++) {
+		size_t before = out->len;
+
+		if (i > lo && before - start >= MPT_CTL_PAGE_BYTES)
+			break;
+		if (summary)
+			dump_session_summary(out, &d->sessions[i], now);
+		else
+			dump_session(out, &d->sessions[i], now);
+		if (out->err && i > lo) {
+			out->len = before;	/* taken back: the next page starts with it */
+			out->err = 0;
+			break;
+		}
+	}
+	mpt_ctl_outf(out, "page.sessions=%u", d->nsessions);	/* as its scope says */
+	saved_scope = out->scope;
+	out->scope = NULL;		/* the client needs this whatever its scope */
+	if (i < end)
+		mpt_ctl_outf(out, "page.next=%u", i);
+	out->scope = saved_scope;
+	return 0;
+}
+
+static int h_dump(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out,
+		  const char *scope)
 {
 	struct mpt_daemon *d = ctx;
 	uint64_t now = mpt_now_ns(), tun_rx = 0, tun_txb = 0, tun_tx = 0, tun_rxb = 0;
@@ -343,10 +454,10 @@ static int h_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
 	mpt_ctl_outf(out, "daemon.icmp_errors=%llu", (unsigned long long)d->st.icmp_errors);
 	mpt_ctl_outf(out, "daemon.pool_exhausted=%llu",
 		     (unsigned long long)(d->pool.exhausted + d->st.pool_exhausted));
-	for (unsigned i = 0; i < d->nsessions; i++)
-		dump_session(out, &d->sessions[i], now);
-	mpt_ctl_rules_dump(out, d);
-	return 0;
+	if (!req || !mpt_ctl_req_get(req, "offset") ||
+	    strcmp(mpt_ctl_req_get(req, "offset"), "0") == 0)
+		mpt_ctl_rules_dump(out, d);	/* once, with the first page */
+	return dump_sessions(d, req, out, scope, now);
 }
 
 /* session=S: one session, or all (returns the range). */

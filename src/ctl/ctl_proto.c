@@ -15,7 +15,7 @@
 
 #include "ctl_proto.h"
 
-static const char *const k_stats[] = { "scope", NULL };
+static const char *const k_stats[] = { "scope", "offset", "limit", "summary", NULL };
 static const char *const k_watch[] = { "scope", "interval_ms", NULL };
 static const char *const r_watch[] = { "interval_ms", NULL };
 static const char *const k_sched[] = { "session", NULL };

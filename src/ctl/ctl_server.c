@@ -233,7 +233,7 @@ static void dispatch(struct mpt_ctl_client *c)
 	out->scope = scope;
 	switch (c->req.cmd) {
 	case MPT_CTL_CMD_STATS:
-		rc = h->dump ? h->dump(c->srv->ctx, out, scope ? scope : "") : -ENOSYS;
+		rc = h->dump ? h->dump(c->srv->ctx, &c->req, out, scope ? scope : "") : -ENOSYS;
 		break;
 	case MPT_CTL_CMD_SCHED_LIST:
 		rc = do_sched_list(out);
@@ -355,7 +355,7 @@ static void watch_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	mpt_ctl_outf(out, "version=%d", MPT_CTL_VERSION);
 	mpt_ctl_outf(out, "time_ms=%.0f", ev_now(loop) * 1000.);
 	out->scope = c->scope;
-	rc = c->srv->h->dump(c->srv->ctx, out, c->scope);
+	rc = c->srv->h->dump(c->srv->ctx, NULL, out, c->scope);
 	out->scope = NULL;
 	if (out->err) {
 		c->srv->dropped_slow++;

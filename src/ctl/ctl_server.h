@@ -37,8 +37,11 @@
 struct mpt_ctl_handlers {
 	/* R stats/watch: append every key of the vocabulary (include/mptund/ctl.h).
 	 * scope is "" or a key prefix; out already filters by it, a handler may use it
-	 * to skip work. Called once per watch record too, so keep it cheap. */
-	int (*dump)(void *ctx, struct mpt_ctl_out *out, const char *scope);
+	 * to skip work. Called once per watch record too, so keep it cheap. req: the
+	 * stats request (offset=, limit=, summary=: paging, include/mptund/ctl.h), NULL
+	 * for a watch record. */
+	int (*dump)(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out,
+		    const char *scope);
 	/* R sched [session=S]: sched.name=, sched.summary=, then
 	 * mpt_ctl_out_params(out, "sched.param", ops->params, ops->nparams, priv). */
 	int (*sched)(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out);

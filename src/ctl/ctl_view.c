@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Text views of mptund-ctl (see ctl_view.h). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,29 +136,92 @@ void ctl_view_paths(FILE *f, const struct ctl_kvl *kv)
 	budget_rows(f, kv, ns);
 }
 
+/* One row of the sessions table, filled as its keys go by. */
+struct session_row {
+	long idx;			/* -1: none yet */
+	const char *peer, *state, *sched, *queue, *tx, *rx, *age, *paths, *up;
+	unsigned path_ids;		/* distinct session.S.path.P seen (full stats) */
+	long last_path;
+};
+
+static void session_row_emit(struct ctl_table *t, const struct session_row *r)
+{
+	char idx[24], np[32], tx[32], rx[32], age[32];
+
+	if (r->idx < 0)
+		return;
+	snprintf(idx, sizeof(idx), "%ld", r->idx);
+	if (r->paths)
+		snprintf(np, sizeof(np), "%s/%s", or_dash(r->up), r->paths);
+	else
+		snprintf(np, sizeof(np), "%u", r->path_ids);
+	ctl_human_bytes(r->tx, tx, sizeof(tx));
+	ctl_human_bytes(r->rx, rx, sizeof(rx));
+	ctl_human_ms(r->age, age, sizeof(age));
+	ctl_table_row(t, (const char *[]){ idx, r->peer, r->state, r->sched, np, r->queue, tx,
+			rx, age });
+}
+
+static void session_row_key(struct session_row *r, const char *field, const char *val)
+{
+	static const struct { const char *name; size_t off; } fields[] = {
+		{ "peer", offsetof(struct session_row, peer) },
+		{ "state", offsetof(struct session_row, state) },
+		{ "sched", offsetof(struct session_row, sched) },
+		{ "queue_pkts", offsetof(struct session_row, queue) },
+		{ "tx_bytes", offsetof(struct session_row, tx) },
+		{ "rx_bytes", offsetof(struct session_row, rx) },
+		{ "age_ms", offsetof(struct session_row, age) },
+		{ "paths", offsetof(struct session_row, paths) },
+		{ "paths_up", offsetof(struct session_row, up) },
+	};
+
+	if (!strncmp(field, "path.", 5)) {
+		long p = strtol(field + 5, NULL, 10);
+
+		if (p != r->last_path) {
+			r->path_ids++;
+			r->last_path = p;
+		}
+		return;
+	}
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (!strcmp(field, fields[i].name))
+			*(const char **)((char *)r + fields[i].off) = val;
+}
+
+/* One pass over the reply (the daemon sends each session's keys together), so that
+ * thousands of sessions print at once: whatever indices the page holds. */
 void ctl_view_sessions(FILE *f, const struct ctl_kvl *kv)
 {
-	unsigned ns = ctl_kvl_count(kv, "session");
+	struct session_row r = { .idx = -1, .last_path = -1 };
 	struct ctl_table t;
 
 	ctl_table_init(&t, 9);
 	ctl_table_row(&t, (const char *[]){ "SESSION", "PEER", "STATE", "SCHED", "PATHS",
 			"QUEUE", "TX", "RX", "AGE" });
-	for (unsigned s = 0; s < ns; s++) {
-		char idx[16], np[16], pfx[32], tx[32], rx[32], age[32];
+	for (size_t i = 0; i < kv->n; i++) {
+		const char *k = kv->v[i].key;
+		char *end;
+		long s;
 
-		snprintf(idx, sizeof(idx), "%u", s);
-		snprintf(pfx, sizeof(pfx), "session.%u.path", s);
-		snprintf(np, sizeof(np), "%u", ctl_kvl_count(kv, pfx));
-		ctl_human_bytes(G("session.%u.tx_bytes", s), tx, sizeof(tx));
-		ctl_human_bytes(G("session.%u.rx_bytes", s), rx, sizeof(rx));
-		ctl_human_ms(G("session.%u.age_ms", s), age, sizeof(age));
-		ctl_table_row(&t, (const char *[]){ idx, G("session.%u.peer", s),
-				G("session.%u.state", s), G("session.%u.sched", s), np,
-				G("session.%u.queue_pkts", s), tx, rx, age });
+		if (strncmp(k, "session.", 8) || k[8] < '0' || k[8] > '9')
+			continue;
+		s = strtol(k + 8, &end, 10);
+		if (*end != '.')
+			continue;
+		if (s != r.idx) {
+			session_row_emit(&t, &r);
+			r = (struct session_row){ .idx = s, .last_path = -1 };
+		}
+		session_row_key(&r, end + 1, kv->v[i].val);
 	}
+	session_row_emit(&t, &r);
 	ctl_table_print(&t, f, 0);
 	ctl_table_free(&t);
+	if (G("page.sessions") && G("page.next"))
+		fprintf(f, "(%s sessions in all; more from offset=%s)\n", G("page.sessions"),
+			G("page.next"));
 }
 
 /* Parameter names, in reply order, of keys "sched.param.NAME.value". */

@@ -82,6 +82,45 @@ log "anchor idle with $NPEERS configured peers: CPU $((cpu / 10)).$((cpu % 10))%
 check "... under 1% CPU" [ "$cpu" -lt 10 ]
 check "... no per-peer timers (<= 10 wake-ups/s: $wps)" [ "$wps" -le 10 ]
 
+# mptund-ctl at that scale: the statistics come in pages (page.next=), sessions as a
+# summary; every session shows once, fast
+ms_now() { date +%s%3N; }
+ctl() { "$MPTCTL" -s "$TMP/anchor.sock" "$@"; }
+t0=$(ms_now); ctl stats > "$TMP/stats.txt"; rc=$?; t1=$(ms_now)
+nst=$(grep -c '^session\.[0-9]*\.peer ' "$TMP/stats.txt")
+log "mptund-ctl stats, $NPEERS sessions: $((t1 - t0)) ms, $(wc -c < "$TMP/stats.txt") bytes"
+all() { "$@" && echo 1 || echo 0; }	# all CMD: 1 if it succeeds
+good=$(all eval '[ "$rc" -eq 0 ] && [ "$nst" -eq "$NPEERS" ] &&
+	[ "$(grep -c "^daemon.version " "$TMP/stats.txt")" -eq 1 ]')
+check "stats at $NPEERS sessions succeeds (rc $rc) with every session once ($nst)" \
+	[ "$good" = 1 ]
+check "... in under 2 s ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 2000 ]
+t0=$(ms_now); ctl sessions > "$TMP/sessions.txt"; rc=$?; t1=$(ms_now)
+log "mptund-ctl sessions, $NPEERS sessions: $((t1 - t0)) ms"
+good=$(all eval '[ "$rc" -eq 0 ] && [ "$(wc -l < "$TMP/sessions.txt")" -eq $((NPEERS + 1)) ]')
+check "sessions lists all $NPEERS ($(($(wc -l < "$TMP/sessions.txt") - 1)) rows)" [ "$good" = 1 ]
+check "... in under 1 s ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 1000 ]
+ctl sessions offset=$((NPEERS - 5)) limit=10 > "$TMP/page.txt"
+good=$(all eval '[ "$(wc -l < "$TMP/page.txt")" -eq 6 ] && grep -q "^$((NPEERS - 1)) " "$TMP/page.txt"')
+check "sessions offset=$((NPEERS - 5)) limit=10: the last 5" [ "$good" = 1 ]
+ctl sessions offset=10 limit=3 > "$TMP/page.txt"
+good=$(all eval '[ "$(wc -l < "$TMP/page.txt")" -eq 5 ] && grep -q "more from offset=13" "$TMP/page.txt"')
+check "sessions offset=10 limit=3: a page that says where the rest starts" [ "$good" = 1 ]
+# one raw request, as a script without mptund-ctl would send it: a page, not ENOBUFS
+python3 - "$TMP/anchor.sock" > "$TMP/raw.txt" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"cmd=stats\n\n")
+buf = b""
+while not buf.endswith(b"\n\n") or b"\nerrno=" not in buf:
+    d = s.recv(65536)
+    if not d: break
+    buf += d
+sys.stdout.write(buf.decode())
+PY
+log "raw unscoped stats: $(wc -c < "$TMP/raw.txt") bytes, $(grep -c '^session\.[0-9]*\.peer=' "$TMP/raw.txt") sessions, $(grep '^page\.' "$TMP/raw.txt" | tr '\n' ' ')"
+good=$(all eval 'grep -q "^errno=0$" "$TMP/raw.txt" && grep -q "^page.next=" "$TMP/raw.txt"')
+check "a raw unscoped stats answers errno=0 with page.next (no ENOBUFS)" [ "$good" = 1 ]
+
 start_ues() { # start_ues FIRST LAST: UE daemons, each with its own tunnel device
 	local i
 	for ((i = $1; i <= $2; i++)); do
@@ -118,4 +157,18 @@ log "anchor VmRSS: first session +$((rW - rN)) KiB (one-time set-up included)," 
 	"$NUE idle sessions $rE KiB: $per_session KiB per further idle session"
 check "an idle established session costs <= $SESSION_KIB KiB ($per_session)" \
 	[ "$per_session" -le "$SESSION_KIB" ]
+
+# the scheduler view's aggregate (issue 14): every session's path "p1" counts in the
+# cwnd sum that each of them sees, the usable ones only, kept without summing per pick
+ctl stats > "$TMP/agg.txt"
+sum=$(awk '$1 ~ /^session\.[0-9]+\.path\.0\.state$/ && $2 == "up" {
+	split($1, k, "."); up[k[2]] = 1 }
+	$1 ~ /^session\.[0-9]+\.path\.0\.cwnd_bytes$/ { split($1, k, "."); cw[k[2]] = $2 }
+	END { for (s in up) t += cw[s]; print t + 0 }' "$TMP/agg.txt")
+aggs=$(awk '$1 ~ /^session\.[0-9]+\.path\.0\.agg_cwnd_bytes$/ { print $2 }' "$TMP/agg.txt" | sort -u)
+nup=$(grep -Ec '^session\.[0-9]+\.path\.0\.state +up' "$TMP/agg.txt")
+log "path p1 usable in $nup sessions: cwnd sum $sum, agg_cwnd_bytes seen: $(echo $aggs)"
+good=$(all eval '[ "$aggs" = "$sum" ] && [ "$nup" -ge 2 ]')
+check "every session sees the same agg_cwnd of p1, the sum over its $nup usable sessions" \
+	[ "$good" = 1 ]
 finish

@@ -4,6 +4,7 @@
  * strategy 3; sec. 4.1: path 3 "high-cost") on hand-made views: the filter by tag,
  * cost and RTT ceiling, Min-RTT among the rest, and the fallback.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -99,9 +100,38 @@ static void test_fallback(void **state)
 	assert_int_equal(send_one(&f), -1);
 }
 
+/* [Path] Tags names (sched/registry.c) are the bits attr's avoid_tag filters on. */
+static void test_tag_names(void **state)
+{
+	const char *bad = NULL;
+	uint32_t t = 0;
+	char buf[64];
+
+	assert_string_equal(mpt_path_tag_name(0), "metered");
+	assert_string_equal(mpt_path_tag_name(1), "high_cost");
+	assert_string_equal(mpt_path_tag_name(2), "cellular");
+	assert_string_equal(mpt_path_tag_name(3), "satellite");
+	assert_null(mpt_path_tag_name(MPT_PATH_TAG_COUNT));
+	assert_int_equal(mpt_path_tags_parse("metered cellular", &t, &bad), 0);
+	assert_int_equal(t, MPT_PATH_TAG_METERED | MPT_PATH_TAG_CELLULAR);
+	assert_int_equal(mpt_path_tags_parse(" Satellite,,high_cost ", &t, &bad), 0);
+	assert_int_equal(t, MPT_PATH_TAG_SATELLITE | MPT_PATH_TAG_HIGH_COST);
+	assert_int_equal(mpt_path_tags_parse("", &t, &bad), 0);
+	assert_int_equal(t, 0);
+	t = 5;
+	assert_int_equal(mpt_path_tags_parse("metered meteredx", &t, &bad), -EINVAL);
+	assert_string_equal(bad, "meteredx");
+	assert_int_equal(t, 5);			/* unchanged on error */
+	mpt_path_tags_format(MPT_PATH_TAG_CELLULAR | MPT_PATH_TAG_METERED, buf, sizeof(buf));
+	assert_string_equal(buf, "metered cellular");
+	mpt_path_tags_format(0, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tag_names),
 		cmocka_unit_test(test_avoids_high_cost),
 		cmocka_unit_test(test_cost_and_rtt_ceilings),
 		cmocka_unit_test(test_fallback),

@@ -27,6 +27,7 @@
 
 static char dir[64], sock[128];
 static pid_t server_pid;
+static unsigned fake_sessions;	/* the second group: an anchor with this many */
 
 static void serve(void)
 {
@@ -36,6 +37,8 @@ static void serve(void)
 	char err[256];
 
 	ctl_fake_init(&d);
+	d.nsessions = fake_sessions;
+	d.page_max = 100;
 	if (mpt_ctl_server_open(&srv, loop, sock, NULL, &ctl_fake_handlers, &d, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		_exit(1);
@@ -260,6 +263,69 @@ static void test_metrics_watch(void **state)
 	assert_memory_equal(r.out, "{\"daemon\":{\"version\":\"0.1.0\"", 28);
 }
 
+static int setup_many(void **state)
+{
+	fake_sessions = 250;
+	return setup(state);
+}
+
+static unsigned count_lines(const char *s, const char *prefix)
+{
+	unsigned n = 0;
+	size_t pl = strlen(prefix);
+
+	for (const char *l = s; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		n += !strncmp(l, prefix, pl);
+	return n;
+}
+
+/* 250 sessions, 100 per reply: the CLI follows page.next and shows every one once. */
+static void test_sessions_paged(void **state)
+{
+	run(&r, "sessions", NULL);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(count_lines(r.out, ""), 251);		/* header + 250 rows */
+	assert_memory_equal(r.out, "SESSION  PEER   STATE        SCHED   PATHS  QUEUE  TX", 52);
+	assert_non_null(strstr(r.out, "\n0        ue0    established  minrtt  1/2    0      0 B        -   -\n"));
+	assert_non_null(strstr(r.out, "\n249      ue249  established  minrtt  2/2    0      "
+				      "498.0 KiB  -   -\n"));
+	assert_null(strstr(r.out, "more from"));
+	/* a page of the user's choice, across the daemon's own page boundary */
+	run(&r, "sessions", "offset=90", "limit=20", NULL);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(count_lines(r.out, ""), 22);		/* header + 20 + footer */
+	assert_non_null(strstr(r.out, "\n90       ue90 "));
+	assert_non_null(strstr(r.out, "\n109      ue109 "));
+	assert_null(strstr(r.out, "\n110 "));
+	assert_non_null(strstr(r.out, "(250 sessions in all; more from offset=110)\n"));
+	run(&r, "sessions", "offset=240", "limit=50", NULL);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(count_lines(r.out, ""), 11);
+	assert_null(strstr(r.out, "more from"));
+	run(&r, "sessions", "limit=0", NULL);
+	assert_int_equal(r.rc, 2);
+	assert_non_null(strstr(r.err, "'limit=0' is not a count"));
+	run(&r, "sessions", "offset=x", NULL);
+	assert_int_equal(r.rc, 2);
+	run(&r, "sessions", "first=3", NULL);
+	assert_int_equal(r.rc, 2);
+}
+
+/* stats at 250 sessions: one list, daemon.* once, every session, no page.next. */
+static void test_stats_paged(void **state)
+{
+	run(&r, "stats", NULL);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(count_lines(r.out, "daemon.version "), 1);
+	assert_int_equal(count_lines(r.out, "session."), 250 * 7);
+	assert_int_equal(count_lines(r.out, "session.249.path.1.name "), 1);
+	assert_int_equal(count_lines(r.out, "page."), 0);	/* the pager's, not shown */
+	run(&r, "stats", "--json", NULL);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "{\"peer\":\"ue249\",\"state\":\"established\""));
+	assert_null(strstr(r.out, "\"page\""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,7 +336,13 @@ int main(void)
 		cmocka_unit_test(test_usage_and_connect_errors),
 		cmocka_unit_test(test_metrics_watch),
 	};
+	const struct CMUnitTest many[] = {
+		cmocka_unit_test(test_sessions_paged),
+		cmocka_unit_test(test_stats_paged),
+	};
 	int rc = cmocka_run_group_tests(tests, setup, teardown);
+
+	rc |= cmocka_run_group_tests(many, setup_many, teardown);
 
 	free(r.out);
 	free(r.err);

@@ -37,11 +37,52 @@ void ctl_fake_init(struct fake_daemon *d)
 	d->paths[1] = (struct fake_path){ "cell", true, 10, 1, 48000, 65536 };
 }
 
-static int f_dump(void *ctx, struct mpt_ctl_out *out, const char *scope)
+/* nsessions anchor sessions, paged as ctl_glue.c pages them. */
+static int f_dump_many(struct fake_daemon *d, const struct mpt_ctl_req *req,
+		       struct mpt_ctl_out *out)
+{
+	uint32_t off = 0, lim = UINT32_MAX, summary = 0, s, end;
+	char err[128];
+
+	if (req && (mpt_ctl_req_u32(req, "offset", 0, 0, UINT32_MAX, &off, err, sizeof(err)) ||
+		    mpt_ctl_req_u32(req, "limit", UINT32_MAX, 1, UINT32_MAX, &lim, err,
+				    sizeof(err)) ||
+		    mpt_ctl_req_u32(req, "summary", 0, 0, 1, &summary, err, sizeof(err)))) {
+		mpt_ctl_outf(out, "message=%s", err);
+		return -EINVAL;
+	}
+	mpt_ctl_outf(out, "daemon.version=0.1.0");
+	mpt_ctl_outf(out, "daemon.role=anchor");
+	off = off < d->nsessions ? off : d->nsessions;
+	end = lim < d->nsessions - off ? off + lim : d->nsessions;
+	for (s = off; s < end && s - off < d->page_max; s++) {
+		mpt_ctl_outf(out, "session.%u.peer=ue%u", s, s);
+		mpt_ctl_outf(out, "session.%u.state=established", s);
+		mpt_ctl_outf(out, "session.%u.sched=minrtt", s);
+		mpt_ctl_outf(out, "session.%u.queue_pkts=0", s);
+		mpt_ctl_outf(out, "session.%u.tx_bytes=%u", s, 2048u * s);
+		if (summary) {
+			mpt_ctl_outf(out, "session.%u.paths=2", s);
+			mpt_ctl_outf(out, "session.%u.paths_up=%u", s, 1 + s % 2);
+		} else {
+			mpt_ctl_outf(out, "session.%u.path.0.name=p1", s);
+			mpt_ctl_outf(out, "session.%u.path.1.name=p2", s);
+		}
+	}
+	mpt_ctl_outf(out, "page.sessions=%u", d->nsessions);
+	if (s < d->nsessions)
+		mpt_ctl_outf(out, "page.next=%u", s);
+	return out->err;
+}
+
+static int f_dump(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out,
+		  const char *scope)
 {
 	struct fake_daemon *d = ctx;
 
 	d->dumps++;
+	if (d->nsessions)
+		return f_dump_many(d, req, out);
 	mpt_ctl_outf(out, "daemon.version=0.1.0");
 	mpt_ctl_outf(out, "daemon.instance=test");
 	mpt_ctl_outf(out, "daemon.role=ue");

@@ -35,6 +35,9 @@ struct fake_daemon {
 	unsigned reloads;
 	unsigned dumps;
 	unsigned pad_lines;	/* extra lines per dump (to make records big) */
+	unsigned nsessions;	/* > 0: that many anchor sessions instead of the UE's
+				 * one, paged like the daemon (page.next=) */
+	unsigned page_max;	/* sessions per reply at most (the daemon's byte cap) */
 };
 
 extern const struct mpt_ctl_handlers ctl_fake_handlers;
