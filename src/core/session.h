@@ -261,6 +261,10 @@ int mpt_session_send_frames(struct mpt_session *s, struct mpt_path *p,
 /* Hand a packet the scheduler picked mask for to those paths' queues (a copy for each
  * path but the last; session_view.c). */
 void mpt_session_dispatch(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t mask);
+/* Queueing delay a packet meets on a path now (latest RTT above min RTT), and the
+ * least of the paths in use: the standing-queue test's sojourn (standing.h). */
+uint64_t mpt_session_path_queueing(const struct mpt_path_view *v);
+uint64_t mpt_session_least_queueing(const struct mpt_sched_ctx *ctx);
 /* Quiet sessions (session_idle.c): an idle anchor session has no timer running. */
 bool mpt_session_quiet(const struct mpt_session *s, uint64_t now);
 /* Quiet now? Records the answer (a session that stops being quiet wakes up). */

@@ -231,6 +231,7 @@ struct server {
 	uint64_t *next_tick;
 	struct mpt_rule_stats *st;
 	bool unordered;			/* the rule's Ordered = no */
+	struct mpt_standing *standing;	/* does q stand (ctx->standing, standing.h) */
 };
 
 static bool server_of(struct mpt_session *s, struct mpt_srules *rl, unsigned i,
@@ -240,14 +241,15 @@ static bool server_of(struct mpt_session *s, struct mpt_srules *rl, unsigned i,
 
 	if (i == 0) {
 		*sv = (struct server){ &rl->dq, s->sched, s->sched_priv, &s->next_tick_ns,
-				       &s->d->rules.dflt, false };
+				       &s->d->rules.dflt, false, &s->standing };
 		return rl->dq.head != NULL;
 	}
 	in = rl->inst[i - 1];
 	if (!in || !in->q.head)
 		return false;
 	*sv = (struct server){ &in->q, in->ops, in->priv, &in->next_tick_ns,
-			       &rl->slot[i - 1]->st, rl->slot[i - 1]->rule.unordered };
+			       &rl->slot[i - 1]->st, rl->slot[i - 1]->rule.unordered,
+			       &in->standing };
 	return true;
 }
 
@@ -275,12 +277,19 @@ static bool serve_one(struct mpt_session *s, struct mpt_srules *rl, struct serve
 		mpt_daemon_mark(s->d, s);
 		return true;
 	}
+	ctx->standing = sv->standing->on;
 	mask = sv->ops->pick(sv->priv, ctx, &pkt->meta) & usable;
 	if (!mask) {
 		sv->st->holds++;
 		s->st.holds++;
+		mpt_standing_update(sv->standing, now,
+				    now - pkt->enq_ns + mpt_session_least_queueing(ctx));
 		return false;
 	}
+	/* the queue stands as the rule-less scheduler queue does (session_tx.c): the
+	 * cheapest-path family spills to dearer paths only while it stands */
+	mpt_standing_update(sv->standing, now, now - pkt->enq_ns +
+			    mpt_session_path_queueing(&ctx->paths[__builtin_ctz(mask)]));
 	mpt_pktq_pop(sv->q);
 	rl->queued--;
 	if (sv->unordered) {		/* Ordered = no: its own numbers, no holes */

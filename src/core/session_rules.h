@@ -31,6 +31,7 @@ struct mpt_rinst {
 	void *priv;				/* ops->priv_size bytes */
 	struct mpt_pktq q;
 	uint64_t next_tick_ns;
+	struct mpt_standing standing;		/* does q stand (standing.h) */
 	uint32_t id;				/* mpt_rule_rt.id */
 };
 

@@ -301,24 +301,6 @@ int mpt_session_send_mtu_probe(struct mpt_session *s, struct mpt_path *p, uint16
 	return ret;
 }
 
-/* A path's queueing delay at its bottleneck: the latest RTT above the minimum. */
-static uint64_t path_queueing(const struct mpt_path_view *v)
-{
-	return v->latest_rtt_ns > v->min_rtt_ns ? v->latest_rtt_ns - v->min_rtt_ns : 0;
-}
-
-/* The least queueing delay of the paths in use (up, with bytes in flight): what a held
- * packet would meet after its wait in the scheduler queue. */
-static uint64_t least_queueing(const struct mpt_sched_ctx *ctx)
-{
-	uint64_t least = UINT64_MAX;
-
-	for (unsigned i = 0; i < ctx->npaths; i++)
-		if (ctx->paths[i].up && ctx->paths[i].in_flight)
-			least = MPT_MIN(least, path_queueing(&ctx->paths[i]));
-	return least == UINT64_MAX ? 0 : least;
-}
-
 /*
  * The packet for a pick: the head of the queue, or, for one path of a scheduler that
  * allows it (ops->in_order), the packet as far into the queue as the other paths
@@ -384,12 +366,12 @@ static void schedule(struct mpt_session *s, uint64_t now)
 		if (!mask) {
 			s->st.holds++;
 			mpt_standing_update(&s->standing, now, now - s->squeue.head->enq_ns +
-					    least_queueing(&ctx));
+					    mpt_session_least_queueing(&ctx));
 			break;
 		}
 		pkt = take(s, &ctx, mask);
 		mpt_standing_update(&s->standing, now, now - pkt->enq_ns +
-				    path_queueing(&s->views[__builtin_ctz(mask)]));
+				    mpt_session_path_queueing(&s->views[__builtin_ctz(mask)]));
 		ctx.standing = s->standing.on;
 		mpt_session_dispatch(s, pkt, mask);
 	}

@@ -12,6 +12,24 @@
 #include "daemon.h"
 #include "session.h"
 
+/* A path's queueing delay at its bottleneck: the latest RTT above the minimum. */
+uint64_t mpt_session_path_queueing(const struct mpt_path_view *v)
+{
+	return v->latest_rtt_ns > v->min_rtt_ns ? v->latest_rtt_ns - v->min_rtt_ns : 0;
+}
+
+/* The least queueing delay of the paths in use (up, with bytes in flight): what a held
+ * packet would meet after its wait in the scheduler queue. */
+uint64_t mpt_session_least_queueing(const struct mpt_sched_ctx *ctx)
+{
+	uint64_t least = UINT64_MAX;
+
+	for (unsigned i = 0; i < ctx->npaths; i++)
+		if (ctx->paths[i].up && ctx->paths[i].in_flight)
+			least = MPT_MIN(least, mpt_session_path_queueing(&ctx->paths[i]));
+	return least == UINT64_MAX ? 0 : least;
+}
+
 /* Anchor: path p's share of its name's aggregate load, made current (path_agg.h). */
 static const struct mpt_path_agg *agg_share(struct mpt_session *s, struct mpt_path *p)
 {

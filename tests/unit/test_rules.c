@@ -511,6 +511,39 @@ static void test_unordered_rule(void **state)
 	h_free(&h);
 }
 
+/* With rules, the default rule's queue stands as the rule-less scheduler queue does:
+ * cpf (the cheapest-path family) spills to the dearer path once its packets have
+ * waited above 5 ms for 100 ms (standing.h), and not before. Without it acpf and cpf
+ * never aggregated once a config had a [Rule]. */
+static void test_default_queue_stands(void **state)
+{
+	const uint64_t ms = MPT_NSEC_PER_MSEC;
+	struct harness h;
+	struct mpt_session *s;
+	struct mpt_sched_ctx ctx;
+	struct mpt_rng rng;
+
+	h_init(&h, 1, "cpf", MPT_ROLE_UE);
+	s = &h.d->sessions[0];
+	add_rule(&h, "Name=other Protocol=udp DestinationPort=9 Scheduler=rr", 99);
+	for (int i = 0; i < 20; i++)
+		send_udp(&h, s, "198.51.100.1", 3333, 0, NULL);	/* default rule */
+	views(s, 2, &ctx, &rng);
+	/* the cheap path is full and slow (3000 bytes a 10 ms round trip): the dearer
+	 * one delivers part of the backlog sooner, so it is useful once needed */
+	s->views[0].cwnd = s->views[0].in_flight = 3000;
+	mpt_rules_schedule(s, &ctx, 0x3, 1500, 10 * ms);	/* waited 10 ms: hold */
+	mpt_rules_schedule(s, &ctx, 0x3, 1500, 60 * ms);	/* above target 50 ms */
+	assert_int_equal(s->paths[1].txq.pkts, 0);
+	assert_int_equal(s->rules->queued, 20);
+	mpt_rules_schedule(s, &ctx, 0x3, 1500, 120 * ms);	/* 110 ms: it stands */
+	mpt_rules_schedule(s, &ctx, 0x3, 1500, 121 * ms);
+	assert_true(s->paths[1].txq.pkts > 0);			/* spilled */
+	assert_int_equal(s->paths[0].txq.pkts, 0);
+	assert_true(s->standing.on);
+	h_free(&h);
+}
+
 /* A deleted rule's queued packets go to the default rule: none is lost. */
 static void test_delete_keeps_packets(void **state)
 {
@@ -826,6 +859,7 @@ int main(void)
 		cmocka_unit_test(test_lazy_instances),
 		cmocka_unit_test(test_queues_do_not_block),
 		cmocka_unit_test(test_unordered_rule),
+		cmocka_unit_test(test_default_queue_stands),
 		cmocka_unit_test(test_delete_keeps_packets),
 		cmocka_unit_test(test_queue_limit),
 		cmocka_unit_test(test_ctl_rule),
