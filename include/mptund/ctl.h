@@ -189,6 +189,8 @@ enum mpt_ctl_kind {
 	X("session.#.repair_given_up", COUNTER, "lost packets not re-sent: lost again, or Recovery = off") \
 	X("session.#.too_big_drops", COUNTER, "inner packets that fit no path, dropped") \
 	X("session.#.ptb_sent", COUNTER, "ICMP too-big messages written to the TUN for them") \
+	X("session.#.frag_pkts", COUNTER, "IPv4 packets without DF that fit no path, cut into fragments") \
+	X("session.#.frag_out_pkts", COUNTER, "fragments they were cut into") \
 	X("session.#.ptb_soft", COUNTER, "ICMP too-big sent for TCP packets larger than the smallest path (ClampMSS), the packet forwarded") \
 	X("session.#.mss_clamp_bytes", GAUGE, "inner MTU TCP SYNs are clamped to (0: none)") \
 	X("session.#.mss_clamped", COUNTER, "TCP SYNs whose MSS option was lowered") \

@@ -67,6 +67,8 @@ struct mpt_session_stats {
 	uint64_t too_big_drops;			/* fit no path (session_pmtu.c) */
 	uint64_t ptb_sent;			/* ICMP too big written to the TUN */
 	uint64_t ptb_soft;			/* the same for packets sent on larger paths */
+	uint64_t frag_pkts;			/* IPv4 packets without DF cut (ipfrag.h) */
+	uint64_t frag_out_pkts;			/* ... into these fragments */
 	uint64_t mss_clamped;			/* TCP SYNs whose MSS was lowered */
 	uint64_t sched_events;			/* scheduler events (session_steer.c) */
 	uint64_t unordered_rx;			/* DATA_UNORDERED delivered at once */
@@ -288,5 +290,10 @@ uint32_t mpt_session_min_fit(const struct mpt_session *s, uint32_t usable);
  * no path can, the packet was answered with ICMP and dropped. */
 uint32_t mpt_session_pick_fitting(struct mpt_session *s, struct mpt_sched_ctx *ctx,
 				  uint32_t usable, uint64_t now);
+/* An IPv4 packet without DF from the TUN that no usable path carries (nor may after a
+ * search): cut into fragments the largest one carries, pushed on frags; pkt goes back
+ * to the pool and true is returned. False: pkt goes on as it is. */
+bool mpt_session_fragment(struct mpt_session *s, struct mpt_pkt *pkt,
+			  struct mpt_pktq *frags);
 
 #endif

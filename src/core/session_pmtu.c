@@ -11,15 +11,18 @@
  * ones); a packet that no usable path can carry, and none may once its search ends,
  * is answered with an ICMP "packet too big" into the TUN (icmp_ptb.h) announcing the
  * largest inner packet a usable path carries, so the host's TCP lowers its MSS for
- * that destination; IPv4 packets without DF are counted and dropped (the host allowed
- * fragmentation, the tunnel does not fragment). A packet that only a path still
- * searching may carry waits in the scheduler queue for the search (about a second).
+ * that destination; an IPv4 packet without DF is cut into fragments the largest usable
+ * path carries as it leaves the TUN (ipfrag.h: the sender allowed fragmentation, and
+ * the host at the far end reassembles), before it gets a data sequence number. A
+ * packet that only a path still searching may carry waits in the scheduler queue for
+ * the search (about a second).
  */
 #include <errno.h>
 #include <string.h>
 
 #include "daemon.h"
 #include "icmp_ptb.h"
+#include "ipfrag.h"
 #include "log.h"
 #include "session.h"
 
@@ -87,7 +90,7 @@ static void too_big(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t largest
 		log_info("%s: a %u-byte packet fits no path (largest inner packet now %u): "
 			 "dropped, %s", s->name, pkt->len, largest,
 			 mpt_ip_dont_fragment(pkt->data, pkt->len) ?
-			 "the sender told by ICMP" : "IPv4 without DF: not fragmented");
+			 "the sender told by ICMP" : "IPv4 without DF: no buffers to cut it");
 	mpt_pkt_put(&d->pool, pkt);
 }
 
@@ -156,4 +159,56 @@ uint32_t mpt_session_pick_fitting(struct mpt_session *s, struct mpt_sched_ctx *c
 		if ((usable & ~fits) & 1u << i)
 			s->views[i].up = true;
 	return mask;
+}
+
+/*
+ * The size an IPv4 packet without DF of len bytes is cut to: the largest inner packet
+ * a usable path carries now, or 0 when it is not to be cut (a usable path carries it,
+ * or may once its search ends; no path is usable: it waits or is answered at
+ * scheduling time, as any other packet).
+ */
+static uint32_t frag_size(const struct mpt_session *s, uint32_t len)
+{
+	uint32_t largest = 0;
+
+	for (unsigned i = 0; i < s->npaths; i++) {
+		const struct mpt_path *p = &s->paths[i];
+		uint32_t fit;
+
+		if (!p->used || !mpt_path_usable(p))
+			continue;
+		fit = mpt_path_max_inner(p, s->d->pool.mtu);
+		if (fit >= len || mpt_path_may_fit(p, len))
+			return 0;
+		largest = MPT_MAX(largest, fit);
+	}
+	return largest;
+}
+
+bool mpt_session_fragment(struct mpt_session *s, struct mpt_pkt *pkt,
+			  struct mpt_pktq *frags)
+{
+	struct mpt_pkt_pool *pool = &s->d->pool;
+	uint32_t size;
+	unsigned n;
+
+	if (pkt->len < 20 || pkt->data[0] >> 4 != 4 || (pkt->data[6] & 0x40))
+		return false;			/* not IPv4, or DF: the fast way out */
+	size = frag_size(s, pkt->len);
+	n = size ? mpt_ipv4_frag_count(pkt->data, pkt->len, size) : 0;
+	if (!n || mpt_pkt_pool_avail(pool) < n)
+		return false;
+	for (unsigned i = 0; i < n; i++) {
+		struct mpt_pkt *f = mpt_pkt_alloc(pool);
+
+		f->len = (uint32_t)mpt_ipv4_frag_build(pkt->data, pkt->len, size, i, f->data,
+						       pool->mtu);
+		f->meta = pkt->meta;		/* the flow of the whole packet */
+		f->meta.len = f->len;
+		mpt_pktq_push(frags, f);
+	}
+	s->st.frag_pkts++;
+	s->st.frag_out_pkts += n;
+	mpt_pkt_put(pool, pkt);
+	return true;
 }

@@ -37,8 +37,17 @@ struct mpt_session *mpt_daemon_session_for_dst(struct mpt_daemon *d, int family,
 	return best;
 }
 
+/* A packet of session s to its rule's queue (steering rules) or the session's. */
+static void enqueue(struct mpt_daemon *d, struct mpt_session *s, struct mpt_pkt *p,
+		    const struct mpt_pkt_info *info, uint64_t now)
+{
+	if (!mpt_rules_active(s, &d->rules) || !mpt_rules_enqueue(s, p, info, now))
+		mpt_session_enqueue(s, p, now);
+}
+
 void mpt_tun_readable(struct mpt_daemon *d)
 {
+	struct mpt_pktq frags = { 0 };
 	uint64_t now = mpt_now_ns();
 
 	for (int i = 0; i < MPT_TUN_BATCH; i++) {
@@ -78,9 +87,12 @@ void mpt_tun_readable(struct mpt_daemon *d)
 		if (s->clamp_mtu && d->cfg.clamp_mss && mpt_mss_clamp(p->data, p->len,
 								      s->clamp_mtu))
 			s->st.mss_clamped++;
-		if (!mpt_rules_active(s, &d->rules) ||	/* steering rules */
-		    !mpt_rules_enqueue(s, p, &info, now))
-			mpt_session_enqueue(s, p, now);
+		if (mpt_session_fragment(s, p, &frags)) {	/* IPv4, no DF, fits no path */
+			while ((p = mpt_pktq_pop(&frags)))
+				enqueue(d, s, p, &info, now);
+			continue;
+		}
+		enqueue(d, s, p, &info, now);
 	}
 	mpt_daemon_flush_dirty(d, now);
 }

@@ -242,6 +242,9 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 	mpt_ctl_outf(out, "session.%u.too_big_drops=%llu", si,
 		     (unsigned long long)s->st.too_big_drops);
 	mpt_ctl_outf(out, "session.%u.ptb_sent=%llu", si, (unsigned long long)s->st.ptb_sent);
+	mpt_ctl_outf(out, "session.%u.frag_pkts=%llu", si, (unsigned long long)s->st.frag_pkts);
+	mpt_ctl_outf(out, "session.%u.frag_out_pkts=%llu", si,
+		     (unsigned long long)s->st.frag_out_pkts);
 	mpt_ctl_outf(out, "session.%u.ptb_soft=%llu", si, (unsigned long long)s->st.ptb_soft);
 	mpt_ctl_outf(out, "session.%u.mss_clamp_bytes=%u", si, s->clamp_mtu);
 	mpt_ctl_outf(out, "session.%u.mss_clamped=%llu", si,

@@ -121,6 +121,26 @@ static void gen_pktmeta(void)
 	put("fuzz_pktmeta", "ipv6-none", p, ipv6(p, NULL, 0, 0, IPPROTO_NONE, 0));
 }
 
+/* Seeds of fuzz_ipfrag: two bytes of the size to cut at, then an IPv4 packet. */
+static void gen_ipfrag(void)
+{
+	static const uint8_t opts[8] = { 1, 130, 4, 0xaa, 0xbb, 7, 3, 4 };
+	uint8_t p[2 + 1500];
+	size_t len;
+
+	mpt_put_u16(p, 576);
+	len = ipv4(p + 2, IPPROTO_UDP, 0, 1400 - 20);
+	put("fuzz_ipfrag", "udp-1400-at-576", p, 2 + len);
+	mpt_put_u16(p, 1209);
+	len = ipv4(p + 2, IPPROTO_UDP, 0x2000 | 100, 1300 - 20);
+	put("fuzz_ipfrag", "fragment-at-1209", p, 2 + len);
+	mpt_put_u16(p, 300);
+	len = ipv4(p + 2, IPPROTO_ICMP, 0, 700 - 20);
+	p[2] = 0x47;			/* 8 bytes of options after the fixed header */
+	memcpy(p + 2 + 20, opts, sizeof(opts));
+	put("fuzz_ipfrag", "options-at-300", p, 2 + len);
+}
+
 /* ---- transport packets ---- */
 
 struct pkt {
@@ -477,6 +497,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	gen_pktmeta();
+	gen_ipfrag();
 	gen_wire();
 	gen_rxpath();
 	gen_handshake();

@@ -17,7 +17,8 @@
 #  2. ping -s 1200 and a ping of the full inner MTU with DF pass; no router fragments;
 #  3. TCP both ways, greedy: no outer fragment, no local EMSGSIZE on the 1500 path
 #     (the exact overhead: a full packet with a piggybacked ACK never exceeds it);
-#  4. path 1 taken down on the UE (the anchor told at once: PATH_STATUS): a full-size
+#  4. path 1 taken down on the UE (the anchor told at once: PATH_STATUS): a ping
+#     without DF larger than the small path is cut into IPv4 fragments both ways; a full-size
 #     DF ping gets ICMP "fragmentation needed" from the
 #     tunnel with the path's inner MTU, smaller pings pass, a TCP flow runs (its MSS
 #     lowered) in both directions;
@@ -200,6 +201,13 @@ sleep 0.2
 check "the anchor stops using path big within 0.2 s of the UE's admin down" \
 	[ "$(ctl anchor session.0.path.0.state)" = peer_down ]
 sleep 0.3
+# IPv4 without DF (RFC 791 fragmentation allowed): the tunnel cuts what no path carries
+ip netns exec $NS_UE ip route flush cache 2>/dev/null
+check "a 1328-byte ping without DF passes the small path alone" \
+	ip netns exec $NS_UE ping -c 5 -i 0.1 -W 1 -M dont -s 1300 10.2.0.2 >/dev/null
+fu=$(ctl ue session.0.frag_pkts) fa=$(ctl anchor session.0.frag_pkts)
+check "cut into fragments by the UE ($fu packets) and the anchor ($fa)" \
+	[ "${fu:-0}" -ge 5 -a "${fa:-0}" -ge 5 ]
 ip netns exec $NS_UE ping -c 2 -i 0.2 -W 1 -M do -s $((1409 - 28)) 10.2.0.2 \
 	> "$TMP/ping-big.txt" 2>&1
 check "a too-big DF ping is answered with frag needed (mtu 1209)" \
