@@ -24,6 +24,7 @@
 #include "keys.h"
 #include "log.h"
 #include "sys.h"
+#include "udp.h"
 
 #define HS_RETRY_NS	(500 * MPT_NSEC_PER_MSEC)	/* first retry after 500 ms */
 #define HS_RETRY_MAX_NS	(4000 * MPT_NSEC_PER_MSEC)	/* backoff cap */
@@ -52,8 +53,8 @@ static int ue_send_init(struct mpt_session *s, unsigned i, uint64_t now)
 
 	memcpy(msg, s->hs_msg, sizeof(msg));
 	mpt_cookie_put_mac2(msg, &s->cookies[i], now);
-	if (sendto(p->fd, msg, sizeof(msg), 0, (struct sockaddr *)&p->remote,
-		   p->remote_len) == sizeof(msg))
+	if (mpt_udp_sendto(p->fd, msg, sizeof(msg), (struct sockaddr *)&p->remote,
+			   p->remote_len) == sizeof(msg))
 		return 0;
 	p->st.send_errors++;
 	return -EIO;
@@ -179,7 +180,7 @@ static void anchor_send_cookie(struct mpt_daemon *d, const uint8_t *init, int fd
 			     nonce, now) < 0)
 		return;
 	/* 64 bytes for 148: no amplification; a failed send is the flood's problem */
-	(void)!sendto(fd, out, sizeof(out), 0, (const struct sockaddr *)from, fromlen);
+	(void)!mpt_udp_sendto(fd, out, sizeof(out), (const struct sockaddr *)from, fromlen);
 }
 
 static void anchor_on_init(struct mpt_daemon *d, uint8_t *buf, size_t len, int fd,
@@ -190,6 +191,7 @@ static void anchor_on_init(struct mpt_daemon *d, uint8_t *buf, size_t len, int f
 	uint8_t eph[MPT_KEY_BYTES], out[MPT_HS_RESP_LEN], secret[MPT_COOKIE_SECRET_LEN];
 	struct mpt_session *s;
 	struct mpt_keypair kp;
+	ssize_t ret;
 	int reason;
 
 	if (!mpt_noise_mac1_ok(&d->local, buf, len)) {
@@ -243,9 +245,10 @@ static void anchor_on_init(struct mpt_daemon *d, uint8_t *buf, size_t len, int f
 	explicit_bzero(eph, sizeof(eph));
 	if (mpt_session_install_keypair(s, &kp, now) < 0)
 		return;
-	if (sendto(fd, out, sizeof(out), 0, (const struct sockaddr *)from, fromlen) < 0 &&
-	    log_ratelimit_ok(&d->rl, now))
-		log_warn("%s: sending the handshake response", s->name);
+	ret = mpt_udp_sendto(fd, out, sizeof(out), (const struct sockaddr *)from, fromlen);
+	if (ret < 0 && log_ratelimit_ok(&d->rl, now))
+		log_warnx("%s: sending the handshake response: %s", s->name,
+			  strerror((int)-ret));
 	log_info("%s: handshake completed (%s)", s->name,
 		 s->st.handshakes > 1 ? "rekey or UE restart" : "new session");
 	mpt_daemon_mark(d, s);

@@ -10,6 +10,7 @@
 
 #include "log.h"
 #include "path.h"
+#include "udp.h"
 
 /* The recovery's release callback: an acknowledged kept packet goes back to the pool,
  * a lost one waits in lostq for the session's verdict. Both tell the path MTU
@@ -291,10 +292,9 @@ int mpt_path_socket_open(const struct mpt_path_config *pc, char *err, size_t err
 int mpt_path_sendto_addr(const struct mpt_path *p, const uint8_t *buf, size_t len,
 			 const struct sockaddr_storage *dst, socklen_t dstlen)
 {
-	ssize_t n = sendto(p->fd, buf, len, MSG_DONTWAIT, (const struct sockaddr *)dst,
-			   dstlen);
+	ssize_t n = mpt_udp_sendto(p->fd, buf, len, (const struct sockaddr *)dst, dstlen);
 
-	return n < 0 ? -errno : 0;
+	return n < 0 ? (int)n : 0;
 }
 
 int mpt_path_sendto(const struct mpt_path *p, const uint8_t *buf, size_t len)

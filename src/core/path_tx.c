@@ -11,6 +11,7 @@
 #include "log.h"
 #include "path.h"
 #include "sys.h"
+#include "udp.h"
 
 /* The local stack refused a datagram of len bytes as too big for the route. */
 static void local_too_big(struct mpt_path *p, size_t len)
@@ -25,9 +26,9 @@ static unsigned send_mmsg(struct mpt_path *p, struct mpt_txbatch *b, unsigned fr
 			  unsigned n)
 {
 	while (n) {
-		int k = sendmmsg(p->fd, b->msg + from, n, MSG_DONTWAIT);
+		int k = mpt_udp_sendmmsg(p->fd, b->msg + from, n);
 
-		if (k < 0 && errno == EMSGSIZE) {
+		if (k == -EMSGSIZE) {
 			local_too_big(p, b->msg[from].msg_hdr.msg_iov->iov_len);
 			from++;			/* lost: repaired elsewhere */
 			n--;
@@ -65,6 +66,7 @@ static int send_gso(struct mpt_path *p, struct mpt_txbatch *b, unsigned from, un
 	};
 	struct iovec iov = { .iov_base = b->iov[from].iov_base, .iov_len = 0 };
 	struct cmsghdr *cm;
+	ssize_t ret;
 
 	for (unsigned i = from; i < from + n; i++)	/* contiguous: sealed in order */
 		iov.iov_len += b->iov[i].iov_len;
@@ -74,8 +76,9 @@ static int send_gso(struct mpt_path *p, struct mpt_txbatch *b, unsigned from, un
 	cm->cmsg_type = UDP_SEGMENT;
 	cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
 	memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
-	if (sendmsg(p->fd, &mh, MSG_DONTWAIT) < 0)
-		return -errno;
+	ret = mpt_udp_sendmsg(p->fd, &mh);
+	if (ret < 0)
+		return (int)ret;
 	p->st.tx_pkts += n;
 	p->st.tx_bytes += iov.iov_len;
 	p->st.gso_sends++;

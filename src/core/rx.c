@@ -208,6 +208,7 @@ void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint)
 	struct sockaddr_storage from[MPT_RX_BATCH];
 	uint8_t *ctl = d->rx.ctl;
 	int rounds = 8, n, i;
+	bool got = false;
 
 	while (rounds-- > 0) {
 		uint64_t now;
@@ -226,17 +227,22 @@ void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint)
 		n = recvmmsg(fd, msgs, MPT_RX_BATCH, MSG_DONTWAIT, NULL);
 		now = mpt_now_ns();
 		if (n <= 0) {
-			if (n < 0 && errno != EAGAIN && errno != EINTR) {
-				/* a pending socket error (RECVERR): read the queue */
+			int err = n < 0 ? errno : 0;
+
+			/* a pending socket error (RECVERR), or a wake-up with nothing to
+			 * read: the error queue holds ICMP errors (a send may have taken
+			 * the pending error first, udp.h), read it */
+			if (err != EINTR && (err != EAGAIN || !got))
 				rx_errqueue(d, fd, path_hint);
-				if (errno == EMSGSIZE || errno == EHOSTUNREACH ||
-				    errno == ECONNREFUSED || errno == ENETUNREACH)
-					continue;
-				if (log_ratelimit_ok(&d->rl, now))
-					log_warn("recvmmsg");
-			}
+			if (err == EMSGSIZE || err == EHOSTUNREACH || err == ECONNREFUSED ||
+			    err == ENETUNREACH)
+				continue;
+			if (err && err != EAGAIN && err != EINTR &&
+			    log_ratelimit_ok(&d->rl, now))
+				log_warnx("recvmmsg: %s", strerror(err));
 			break;
 		}
+		got = true;
 		/* transport packets first, and what they make sent, then the batch's
 		 * handshake messages: under a flood of inits the tunnel's packets
 		 * never wait behind their work */

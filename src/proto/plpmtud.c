@@ -309,13 +309,28 @@ bool mpt_plpmtud_on_data(struct mpt_plpmtud *m, uint16_t size, uint64_t sent_ns,
 	return true;
 }
 
+/*
+ * A PTB's size is consistent (RFC 8899 4.6.2) when it lies at or above the base and
+ * below the sizes that may have drawn it: while searching, below the smallest size
+ * taken as failed (the probes above what is confirmed; its ICMP may come after the
+ * round that sent them closed); once complete, below the PLPMTU (the path shrank).
+ */
+static bool ptb_consistent(const struct mpt_plpmtud *m, uint32_t mtu)
+{
+	if (m->state == MPT_PMTU_PINNED || mtu < m->base)
+		return false;
+	return mtu < (m->state == MPT_PMTU_COMPLETE ? m->plpmtu : m->fail);
+}
+
 bool mpt_plpmtud_on_ptb(struct mpt_plpmtud *m, uint32_t mtu, uint64_t now)
 {
-	if (m->state == MPT_PMTU_PINNED || mtu < m->base || mtu >= mpt_plpmtud_cap(m)) {
+	if (!ptb_consistent(m, mtu) || mtu == m->plpmtu) {
 		m->ptb_ignored++;
 		return false;
 	}
 	m->ptb_hints++;
+	if (m->hint == mtu)
+		return false;		/* the same news again (one per probe too big) */
 	m->hint = (uint16_t)mtu;
 	if (m->plpmtu > mtu)
 		m->plpmtu = m->base;

@@ -131,7 +131,7 @@ bool mpt_plpmtud_on_probe_ack(struct mpt_plpmtud *m, uint32_t id, uint64_t now);
 bool mpt_plpmtud_on_data(struct mpt_plpmtud *m, uint16_t size, uint64_t sent_ns, bool lost,
 			 uint64_t now);
 /* ICMP PTB / frag needed reporting mtu (validated by the kernel's socket match).
- * Returns true when taken as a hint. */
+ * Returns true when taken as a new hint (the caller logs it). */
 bool mpt_plpmtud_on_ptb(struct mpt_plpmtud *m, uint32_t mtu, uint64_t now);
 
 const char *mpt_plpmtud_state_name(const struct mpt_plpmtud *m);

@@ -32,6 +32,15 @@ command -v nstat >/dev/null || { echo "1..0 # SKIP nstat (iproute2) missing"; ex
 NS_R1=mptt-r1-$RUN_ID
 NS_R2=mptt-r2-$RUN_ID
 RATE_MBIT=50
+# The paths' own (outer) addresses: 4 (default) or 6; the routers' "too big" ICMP:
+# drop (default: a black hole) or pass (a hint the daemons take, RFC 8899 4.6).
+# test_pmtu6.sh runs this with IPv6 outer, ICMP passed and the small path at 1400.
+OUTER=${MPT_PMTU_OUTER:-4}
+ICMP=${MPT_PMTU_ICMP:-drop}
+SMALL=${MPT_PMTU_SMALL:-1280}
+if [ "$OUTER" = 6 ]; then IPUDP=48 FRAGSTAT=Ip6FragCreates; else IPUDP=28 FRAGSTAT=IpFragCreates; fi
+SMALL_INNER=$((SMALL - IPUDP - 43))	# mptund-proto(7): 43 bytes of tunnel header
+log "outer IPv$OUTER, routers' ICMP too-big: $ICMP, small path at $SMALL (inner $SMALL_INNER)"
 
 pm_cleanup() {
 	cleanup
@@ -42,13 +51,43 @@ pm_cleanup() {
 }
 trap pm_cleanup EXIT
 
-no_icmp() { # no_icmp NS DEV: ICMP the router sends on DEV is dropped
+no_icmp() { # no_icmp NS DEV: ICMP the router sends on DEV is dropped (IPv6: too big only,
+	    # neighbour discovery must pass)
+	[ "$ICMP" = drop ] || return 0
 	tc -n "$1" qdisc add dev "$2" root handle 1: htb default 10 r2q 100000
 	tc -n "$1" class add dev "$2" parent 1: classid 1:10 htb rate 10gbit
 	tc -n "$1" class add dev "$2" parent 1: classid 1:20 htb rate 8kbit 2>/dev/null
 	tc -n "$1" qdisc add dev "$2" parent 1:20 handle 20: bfifo limit 1
-	tc -n "$1" filter add dev "$2" parent 1: protocol ip prio 1 u32 \
-		match ip protocol 1 0xff flowid 1:20
+	if [ "$OUTER" = 6 ]; then
+		tc -n "$1" filter add dev "$2" parent 1: protocol ipv6 prio 1 u32 \
+			match ip6 protocol 58 0xff match u8 2 0xff at 40 flowid 1:20
+	else
+		tc -n "$1" filter add dev "$2" parent 1: protocol ip prio 1 u32 \
+			match ip protocol 1 0xff flowid 1:20
+	fi
+}
+
+addrs() { # addrs P NS: the path's four addresses and the routes through the router
+	local p=$1 ns=$2
+	if [ "$OUTER" = 6 ]; then
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.forwarding=1
+		ip -n $NS_UE addr add fd00:$p::2/64 dev ue$p nodad
+		ip -n "$ns" addr add fd00:$p::1/64 dev r${p}a nodad
+		ip -n "$ns" addr add fd00:1$p::1/64 dev r${p}b nodad
+		ip -n $NS_AN addr add fd00:1$p::2/64 dev an$p nodad
+		ip -n $NS_UE -6 route add fd00:1$p::/64 via fd00:$p::1
+		ip -n $NS_AN -6 route add fd00:$p::/64 via fd00:1$p::1
+		return
+	fi
+	ip -n $NS_UE addr add 10.1.$p.2/24 dev ue$p
+	ip -n "$ns" addr add 10.1.$p.1/24 dev r${p}a
+	ip -n "$ns" addr add 10.1.1$p.1/24 dev r${p}b
+	ip -n $NS_AN addr add 10.1.1$p.2/24 dev an$p
+	ip -n $NS_UE route add 10.1.1$p.0/24 via 10.1.$p.1
+	ip -n $NS_AN route add 10.1.$p.0/24 via 10.1.1$p.1
+}
+endpoint() { # endpoint P: the anchor's address on path P, as a config Endpoint
+	if [ "$OUTER" = 6 ]; then echo "[fd00:1$1::2]:5555"; else echo "10.1.1$1.2:5555"; fi
 }
 
 path_up() { # path_up P MTU
@@ -59,12 +98,7 @@ path_up() { # path_up P MTU
 	ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1
 	veth $NS_UE ue$p "$ns" r${p}a
 	veth "$ns" r${p}b $NS_AN an$p
-	ip -n $NS_UE addr add 10.1.$p.2/24 dev ue$p
-	ip -n "$ns" addr add 10.1.$p.1/24 dev r${p}a
-	ip -n "$ns" addr add 10.1.1$p.1/24 dev r${p}b
-	ip -n $NS_AN addr add 10.1.1$p.2/24 dev an$p
-	ip -n $NS_UE route add 10.1.1$p.0/24 via 10.1.$p.1
-	ip -n $NS_AN route add 10.1.$p.0/24 via 10.1.1$p.1
+	addrs "$p" "$ns"
 	ip -n "$ns" link set r${p}b mtu "$2"
 	no_icmp "$ns" r${p}a
 	no_icmp "$ns" r${p}b
@@ -77,7 +111,7 @@ path_up() { # path_up P MTU
 
 for ns in $NS_UE $NS_AN $NS_SRV; do ip netns add "$ns"; ip -n "$ns" link set lo up; done
 path_up 1 1500
-path_up 2 1280
+path_up 2 "$SMALL"
 veth $NS_AN ans $NS_SRV srv
 ip -n $NS_AN addr add 10.2.0.1/24 dev ans; ip -n $NS_SRV addr add 10.2.0.2/24 dev srv
 ip -n $NS_SRV route add 10.99.0.0/24 via 10.2.0.1
@@ -108,12 +142,12 @@ ControlSocket = $TMP/ue.sock
 [Path]
 Name = big
 Device = ue1
-Endpoint = 10.1.11.2:5555
+Endpoint = $(endpoint 1)
 Cost = 1
 [Path]
 Name = small
 Device = ue2
-Endpoint = 10.1.12.2:5555
+Endpoint = $(endpoint 2)
 Cost = 1
 [Peer]
 PublicKey = $(cat "$TMP/anchor.pub")
@@ -123,7 +157,7 @@ ctl() { "$MPTCTL" -s "$TMP/$1.sock" stats | awk -v k="$2" '$1 == k { print $2 }'
 frags() { # outer fragments the routers created
 	local n=0 ns v
 	for ns in $NS_R1 $NS_R2; do
-		v=$(ip netns exec "$ns" nstat -az IpFragCreates | awk '/IpFragCreates/ { print $2 }')
+		v=$(ip netns exec "$ns" nstat -az $FRAGSTAT | awk -v k=$FRAGSTAT '$1 == k { print $2 }')
 		n=$((n + ${v:-0}))
 	done
 	echo $n
@@ -160,12 +194,12 @@ found() { # found SIDE PATHIDX MTU [MAX]: PLPMTU in [MTU, MAX], search complete
 	done
 	return 1
 }
-check "UE: path small at 1280" found ue 1 1280
+check "UE: path small at $SMALL" found ue 1 "$SMALL"
 check "UE: path big at 1500" found ue 0 1500
 # a veth takes 4 bytes above its MTU (VLAN room): r2b drops the anchor's datagrams
 # above 1284, R2 forwards up to 1500 towards the UE
-check "anchor: path small at 1280 (1284 through the veth's VLAN room)" \
-	found anchor 1 1280 1284
+check "anchor: path small at $SMALL ($((SMALL + 4)) through the veth's VLAN room)" \
+	found anchor 1 "$SMALL" $((SMALL + 4))
 check "anchor: path big at 1500" found anchor 0 1500
 t1=$(date +%s.%N)
 log "both sides complete $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s" \
@@ -184,12 +218,16 @@ check "a full inner MTU ping (1409, DF) through the tunnel" \
 # 3. greedy TCP both ways
 down=$(goodput 5 "$TMP/down.json" -R)
 up=$(goodput 5 "$TMP/up.json")
-log "TCP cubic, 2 x ${RATE_MBIT} Mbit/s, one path at 1280: down $down, up $up Mbit/s"
+log "TCP cubic, 2 x ${RATE_MBIT} Mbit/s, one path at $SMALL: down $down, up $up Mbit/s"
 check "downlink aggregates (> 1.2 x one path)" \
 	awk -v g="$down" -v r=$RATE_MBIT 'BEGIN { exit !(g > 1.2 * r * 0.9) }'
 check "uplink aggregates (> 1.2 x one path)" \
 	awk -v g="$up" -v r=$RATE_MBIT 'BEGIN { exit !(g > 1.2 * r * 0.9) }'
-check "no outer fragment (routers' IpFragCreates)" [ "$(frags)" = 0 ]
+check "no outer fragment (routers' $FRAGSTAT)" [ "$(frags)" = 0 ]
+if [ "$ICMP" = pass ]; then
+	check "the UE took the router's too-big ICMP as a hint ($(ctl ue session.0.path.1.ptb_hints))" \
+		[ "$(ctl ue session.0.path.1.ptb_hints)" -ge 1 ]
+fi
 check "no EMSGSIZE on the 1500 path, either side" \
 	[ "$(ctl ue session.0.path.0.send_too_big)$(ctl anchor session.0.path.0.send_too_big)" = 00 ]
 log "small path carried: UE $(ctl ue session.0.path.1.data_tx_pkts)," \
@@ -210,8 +248,8 @@ check "cut into fragments by the UE ($fu packets) and the anchor ($fa)" \
 	[ "${fu:-0}" -ge 5 -a "${fa:-0}" -ge 5 ]
 ip netns exec $NS_UE ping -c 2 -i 0.2 -W 1 -M do -s $((1409 - 28)) 10.2.0.2 \
 	> "$TMP/ping-big.txt" 2>&1
-check "a too-big DF ping is answered with frag needed (mtu 1209)" \
-	grep -q "mtu = 1209" "$TMP/ping-big.txt"
+check "a too-big DF ping is answered with frag needed (mtu $SMALL_INNER)" \
+	grep -q "mtu = $SMALL_INNER" "$TMP/ping-big.txt"
 check "ping -s 1180 passes on the small path alone" \
 	ip netns exec $NS_UE ping -c 5 -i 0.1 -W 1 -M do -s 1180 10.2.0.2 >/dev/null
 ip netns exec $NS_UE ip route flush cache 2>/dev/null
@@ -230,12 +268,12 @@ check "and uses it again after the UE's admin up" \
 sleep 0.5
 
 # 5. path big's MTU falls to 1280 mid-flow, silently
-bh0=$(ctl anchor session.0.path.0.black_holes)
+bh0=$(ctl anchor session.0.path.0.black_holes) hi0=$(ctl ue session.0.path.0.ptb_hints)
 ( sleep 3; ip -n $NS_R1 link set r1b mtu 1280; ip -n $NS_R1 link set r1a mtu 1280 ) &
 shrink=$!
 fall=$(goodput 8 "$TMP/fall.json" -R)
 wait $shrink
-bh1=$(ctl anchor session.0.path.0.black_holes)
+bh1=$(ctl anchor session.0.path.0.black_holes) hi1=$(ctl ue session.0.path.0.ptb_hints)
 gap=$(longest_gap "$TMP/fall.json")
 log "MTU fall on path big mid-flow: goodput $fall Mbit/s, longest gap $gap s," \
 	"anchor black holes $bh0 -> $bh1, plpmtu now $(ctl anchor session.0.path.0.plpmtu_bytes)"
@@ -247,7 +285,11 @@ else
 	# ClampMSS (on since step 1's paths were found) may have kept the flow's
 	# segments below 1280: then no full-size packet was lost, nothing to find
 	check "no black hole to find: the flow was clamped (mss_clamp_bytes $clamp)" \
-		[ "${clamp:-0}" -gt 0 ] && [ "${clamp:-0}" -le 1213 ]
+		[ "${clamp:-0}" -gt 0 -a "${clamp:-0}" -le $((SMALL_INNER + 4)) ]
+fi
+if [ "$ICMP" = pass ]; then
+	hinted() { [ "$hi1" -gt "$hi0" ] && found ue 0 1270 1284; }
+	check "the UE took the fall's ICMP as a hint ($hi0 -> $hi1) and is near 1280" hinted
 fi
 check "the flow never stopped for a second" awk -v g="$gap" 'BEGIN { exit !(g < 1.0) }'
 check "still no outer fragment" [ "$(frags)" = 0 ]

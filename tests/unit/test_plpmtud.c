@@ -295,6 +295,46 @@ static void test_pinned_and_bad_hints(void **state)
 	assert_int_equal(sizes[0], 1300);		/* then confirmed */
 }
 
+/* A PTB that comes after the round whose probe drew it was closed (that size taken as
+ * failed, only smaller ones confirmed) still names the limit: the next round probes it
+ * first. Once complete, only a PTB below the PLPMTU counts (the path shrank). */
+static void test_late_ptb(void **state)
+{
+	uint16_t sizes[MPT_PMTU_ROUND];
+	struct mpt_plpmtud m;
+	unsigned n;
+
+	(void)state;
+	mpt_plpmtud_init(&m, MPT_PMTU_BASE_V6, 1500, 0);
+	mpt_plpmtud_start(&m, 0);
+	n = mpt_plpmtud_due(&m, 0, sizes);
+	assert_int_equal(n, MPT_PMTU_ROUND);
+	for (unsigned i = 0; i < n; i++)
+		mpt_plpmtud_probe_id(&m, sizes[i]);
+	mpt_plpmtud_on_sent(&m, n, 50 * MS, 0);
+	for (unsigned i = 0; i < n; i++)	/* a hop at 1400: the smaller ones pass */
+		if (sizes[i] <= 1400)
+			mpt_plpmtud_on_probe_ack(&m, MPT_PMTU_PROBE_FLAG |
+						 (uint32_t)sizes[i] << 16 | (i + 1), 10 * MS);
+	assert_int_equal(mpt_plpmtud_due(&m, 60 * MS, sizes) > 0, 1);	/* round closed */
+	assert_int_equal(m.plpmtu, 1368);
+	assert_int_equal(m.fail, 1412);
+	assert_int_equal(mpt_plpmtud_cap(&m), 1368);
+	mpt_plpmtud_on_sent(&m, 1, 50 * MS, 60 * MS);
+	assert_true(mpt_plpmtud_on_ptb(&m, 1400, 61 * MS));	/* the late ICMP */
+	assert_false(mpt_plpmtud_on_ptb(&m, 1412, 61 * MS));	/* not below failed */
+	m.nround = 0;						/* next round now */
+	assert_true(mpt_plpmtud_due(&m, 62 * MS, sizes) >= 1);
+	assert_int_equal(sizes[0], 1400);
+	mpt_plpmtud_on_probe_ack(&m, MPT_PMTU_PROBE_FLAG | 1400u << 16 | 9, 70 * MS);
+	assert_int_equal(m.plpmtu, 1400);
+	assert_int_equal(m.fail, 1401);				/* the limit, named */
+	assert_int_equal(mpt_plpmtud_due(&m, 71 * MS, sizes), 0);
+	assert_string_equal(mpt_plpmtud_state_name(&m), "complete");
+	assert_false(mpt_plpmtud_on_ptb(&m, 1400, 80 * MS));	/* nothing new */
+	assert_true(mpt_plpmtud_on_ptb(&m, 1300, 80 * MS));	/* shrank */
+}
+
 static void test_local_emsgsize(void **state)
 {
 	uint16_t sizes[MPT_PMTU_ROUND];
@@ -317,6 +357,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_search_converges),
 		cmocka_unit_test(test_ptb_makes_it_faster),
+		cmocka_unit_test(test_late_ptb),
 		cmocka_unit_test(test_burst_loss_does_not_fail_a_size),
 		cmocka_unit_test(test_black_hole_under_data),
 		cmocka_unit_test(test_raise_backs_off),
