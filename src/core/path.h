@@ -215,6 +215,36 @@ int mpt_path_sendto(const struct mpt_path *p, const uint8_t *buf, size_t len);
 /* The same to dst instead (a path-validation challenge to a candidate address). */
 int mpt_path_sendto_addr(const struct mpt_path *p, const uint8_t *buf, size_t len,
 			 const struct sockaddr_storage *dst, socklen_t dstlen);
+/* How a packet is sealed (mpt_path_seal). */
+struct mpt_seal_opts {
+	bool eliciting;			/* the peer ACKs it: in flight (data, probes);
+					 * else tracked with 0 bytes (ACK-only), so its
+					 * number may appear in the peer's ACK ranges */
+	struct mpt_pkt *retain;		/* a data packet the path's recovery keeps for
+					 * retransmission until acked or lost, or NULL */
+	uint32_t inner_mtu;		/* for the controller's view */
+};
+struct mpt_keyslot;
+/*
+ * Seal the transport packet at buf (header room at buf[0..16), frames_len bytes of
+ * frames after it) under keypair ks with the path's next packet number into out
+ * (out_cap bytes; out == buf: in place), and account for it as sent: recovery,
+ * controller, probe timeout (path_tx.c). Returns the datagram length, or -errno:
+ * ENOTCONN (no keypair or peer address), ENETDOWN (administratively down), ENOBUFS
+ * (recovery full), EKEYEXPIRED (the keypair's hard lifetime is over), from the AEAD.
+ */
+int mpt_path_seal(struct mpt_path *p, struct mpt_keyslot *ks, uint8_t *buf,
+		  size_t frames_len, uint8_t *out, size_t out_cap,
+		  const struct mpt_seal_opts *o, uint64_t now);
+/* Seal in place (cap bytes of room at buf) and send at once: a control packet.
+ * Returns the datagram length, or -errno (a failed send is counted). */
+int mpt_path_seal_send(struct mpt_path *p, struct mpt_keyslot *ks, uint8_t *buf,
+		       size_t frames_len, size_t cap, const struct mpt_seal_opts *o,
+		       uint64_t now);
+/* A data datagram of len bytes sealed at b->buf + b->off joins the batch (paced,
+ * counted); pkt goes back to the pool after the send, NULL: the recovery keeps it. */
+void mpt_path_batch_add(struct mpt_path *p, struct mpt_txbatch *b, size_t len,
+			struct mpt_pkt *pkt, uint64_t now);
 /* Send the batched data packets of path p (path_tx.c); owner names the session in
  * the log. Packets the path's recovery does not keep go back to pool. */
 void mpt_path_batch_send(struct mpt_path *p, struct mpt_txbatch *b,

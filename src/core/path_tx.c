@@ -1,17 +1,92 @@
 // SPDX-License-Identifier: MIT
 /*
- * A path's send side on the socket: the batch of sealed datagrams goes out in UDP GSO
- * runs where the kernel and route take them, the rest with sendmmsg; a datagram the
- * local stack refuses as too big is a signal for the path's MTU discovery.
+ * A path's send side: sealing a framed packet under the session's keypair with the
+ * path's next packet number, and accounting for it in the path's recovery, controller
+ * and pacer; then the socket: the batch of sealed datagrams goes out in UDP GSO runs
+ * where the kernel and route take them, the rest with sendmmsg; a datagram the local
+ * stack refuses as too big is a signal for the path's MTU discovery. What goes into a
+ * packet (frames, which path) is the session's choice (session_tx.c).
  */
 #include <errno.h>
 #include <netinet/udp.h>
 #include <string.h>
 
 #include "log.h"
+#include "keyslot.h"
 #include "path.h"
 #include "sys.h"
 #include "udp.h"
+
+int mpt_path_seal(struct mpt_path *p, struct mpt_keyslot *ks, uint8_t *buf,
+		  size_t frames_len, uint8_t *out, size_t out_cap,
+		  const struct mpt_seal_opts *o, uint64_t now)
+{
+	struct mpt_hdr h = {
+		.type = MPT_MSG_TRANSPORT,
+		.path_id = p->id,
+		.receiver = ks->remote_index,
+		.pn = p->next_pn,
+	};
+	struct mpt_cc_path cp;
+	int len;
+
+	if (!ks->valid || !p->remote_len)
+		return -ENOTCONN;
+	if (!p->admin_up)	/* out of service: not even ACKs, the peer sees it die */
+		return -ENETDOWN;
+	if (!mpt_recovery_can_send(&p->rec))
+		return -ENOBUFS;
+	mpt_hdr_encode(buf, MPT_WIRE_HDR_LEN, &h);
+	len = mpt_keyslot_seal(ks, buf, frames_len, out, out_cap, now);
+	if (len < 0)
+		return len;
+	p->next_pn++;
+	mpt_recovery_on_sent_data(&p->rec, h.pn, o->eliciting ? (uint32_t)len : 0, now,
+				  o->retain);
+	if (o->eliciting && p->cc_ops->on_sent) {
+		mpt_path_cc_view(p, &cp, o->inner_mtu);
+		p->cc_ops->on_sent(&p->cc, &cp, (uint32_t)len, now);
+	}
+	if (o->eliciting && !p->pto_at)
+		p->pto_at = now + (mpt_recovery_pto(&p->rec) << p->pto_backoff);
+	return len;
+}
+
+int mpt_path_seal_send(struct mpt_path *p, struct mpt_keyslot *ks, uint8_t *buf,
+		       size_t frames_len, size_t cap, const struct mpt_seal_opts *o,
+		       uint64_t now)
+{
+	int len = mpt_path_seal(p, ks, buf, frames_len, buf, cap, o, now), ret;
+
+	if (len < 0)
+		return len;
+	ret = mpt_path_sendto(p, buf, (size_t)len);
+	if (ret < 0) {
+		p->st.send_errors++;
+		return ret;
+	}
+	p->st.tx_pkts++;
+	p->st.tx_bytes += (uint64_t)len;
+	return len;
+}
+
+void mpt_path_batch_add(struct mpt_path *p, struct mpt_txbatch *b, size_t len,
+			struct mpt_pkt *pkt, uint64_t now)
+{
+	struct mmsghdr *m = &b->msg[b->n];
+
+	p->st.data_tx++;
+	mpt_pacer_on_send(&p->pacer, p->cc.pacing_rate, (uint32_t)len, now);
+	b->iov[b->n].iov_base = b->buf + b->off;
+	b->iov[b->n].iov_len = len;
+	b->off += len;
+	memset(m, 0, sizeof(*m));
+	m->msg_hdr.msg_name = &p->remote;
+	m->msg_hdr.msg_namelen = p->remote_len;
+	m->msg_hdr.msg_iov = &b->iov[b->n];
+	m->msg_hdr.msg_iovlen = 1;
+	b->pkt[b->n++] = pkt;
+}
 
 /* The local stack refused a datagram of len bytes as too big for the route. */
 static void local_too_big(struct mpt_path *p, size_t len)

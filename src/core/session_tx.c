@@ -45,65 +45,29 @@ static size_t append_ack(struct mpt_path *p, uint8_t *pos, size_t cap, uint64_t 
 	return (size_t)n;
 }
 
-/*
- * Seal the transport packet at buf (header space at buf[0..16), frames_len bytes of
- * frames after it) into out (out_cap bytes; out == buf: in place, cap bytes of room),
- * and account for it as sent. eliciting: the peer will ACK it, so it counts in flight
- * (data, probes); ACK-only packets are tracked with 0 bytes so that their packet
- * numbers may appear in the peer's ACK ranges. retain: a data packet kept for
- * retransmission until acknowledged or lost (the path's recovery owns it from here).
- * Returns the datagram length.
- */
+/* Seal under the session's current keypair (mpt_path_seal): retain a data packet for
+ * retransmission, or NULL. A keypair at its hard lifetime is counted: the UE
+ * handshakes for a new one (timer). */
 static int seal(struct mpt_session *s, struct mpt_path *p, uint8_t *buf, size_t frames_len,
 		uint8_t *out, size_t out_cap, bool eliciting, struct mpt_pkt *retain,
 		uint64_t now)
 {
-	struct mpt_hdr h = {
-		.type = MPT_MSG_TRANSPORT,
-		.path_id = p->id,
-		.receiver = s->cur.remote_index,
-		.pn = p->next_pn,
-	};
-	struct mpt_cc_path cp;
-	int len;
+	struct mpt_seal_opts o = { eliciting, retain, s->d->inner_mtu };
+	int len = mpt_path_seal(p, &s->cur, buf, frames_len, out, out_cap, &o, now);
 
-	if (!s->cur.valid || !p->remote_len)
-		return -ENOTCONN;
-	if (!p->admin_up)	/* out of service: not even ACKs, the peer sees it die */
-		return -ENETDOWN;
-	if (!mpt_recovery_can_send(&p->rec))
-		return -ENOBUFS;
-	mpt_hdr_encode(buf, MPT_WIRE_HDR_LEN, &h);
-	len = mpt_keyslot_seal(&s->cur, buf, frames_len, out, out_cap, now);
 	if (len == -EKEYEXPIRED)
-		s->st.keys_expired++;	/* the UE handshakes for a new one (timer) */
-	if (len < 0)
-		return len;
-	p->next_pn++;
-	mpt_recovery_on_sent_data(&p->rec, h.pn, eliciting ? (uint32_t)len : 0, now, retain);
-	if (eliciting && p->cc_ops->on_sent) {
-		mpt_path_cc_view(p, &cp, s->d->inner_mtu);
-		p->cc_ops->on_sent(&p->cc, &cp, (uint32_t)len, now);
-	}
-	if (eliciting && !p->pto_at)
-		p->pto_at = now + (mpt_recovery_pto(&p->rec) << p->pto_backoff);
+		s->st.keys_expired++;
 	return len;
 }
 
 static int seal_and_send(struct mpt_session *s, struct mpt_path *p, uint8_t *buf,
 			 size_t frames_len, size_t cap, bool eliciting, uint64_t now)
 {
-	int len = seal(s, p, buf, frames_len, buf, cap, eliciting, NULL, now), ret;
+	struct mpt_seal_opts o = { eliciting, NULL, s->d->inner_mtu };
+	int len = mpt_path_seal_send(p, &s->cur, buf, frames_len, cap, &o, now);
 
-	if (len < 0)
-		return len;
-	ret = mpt_path_sendto(p, buf, (size_t)len);
-	if (ret < 0) {
-		p->st.send_errors++;
-		return ret;
-	}
-	p->st.tx_pkts++;
-	p->st.tx_bytes += (uint64_t)len;
+	if (len == -EKEYEXPIRED)
+		s->st.keys_expired++;
 	return len;
 }
 
@@ -121,7 +85,6 @@ static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt 
 	uint8_t *buf = pkt->data - MPT_WIRE_DATA_PREFIX;
 	size_t cap = MPT_WIRE_DATA_PREFIX + mpt_pkt_room(&d->pool);
 	bool keep = d->cfg.recovery == MPT_RECOVERY_RETRANSMIT;
-	struct mmsghdr *m;
 	size_t flen;
 	int ret;
 
@@ -151,18 +114,8 @@ static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt 
 		mpt_pkt_put(&d->pool, pkt);
 		return;
 	}
-	p->st.data_tx++;
-	mpt_pacer_on_send(&p->pacer, p->cc.pacing_rate, (uint32_t)ret, now);
-	b->iov[b->n].iov_base = b->buf + b->off;
-	b->iov[b->n].iov_len = (size_t)ret;
-	b->off += (size_t)ret;
-	m = &b->msg[b->n];
-	memset(m, 0, sizeof(*m));
-	m->msg_hdr.msg_name = &p->remote;
-	m->msg_hdr.msg_namelen = p->remote_len;
-	m->msg_hdr.msg_iov = &b->iov[b->n];
-	m->msg_hdr.msg_iovlen = 1;
-	b->pkt[b->n++] = keep ? NULL : pkt;	/* kept: the path's recovery owns it */
+	/* kept: the path's recovery owns it */
+	mpt_path_batch_add(p, b, (size_t)ret, keep ? NULL : pkt, now);
 	if (b->n == MPT_TX_BATCH)
 		mpt_path_batch_send(p, b, &s->d->pool, s->name);
 }
