@@ -146,6 +146,8 @@ void mpt_session_free(struct mpt_session *s)
 	mpt_reorder_free(&s->reorder);	/* hands held packets to the TUN */
 	free(s->uwin);
 	s->uwin = NULL;
+	free(s->tcpseq);
+	s->tcpseq = NULL;
 	keyslot_clear(&s->cur);
 	keyslot_clear(&s->prev);
 	keyslot_clear(&s->next);
@@ -315,6 +317,16 @@ void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now)
 	s->st.tun_rx_bytes += p->len;
 	mpt_pktq_push(&s->squeue, p);
 	mpt_daemon_mark(d, s);
+}
+
+void mpt_session_note_tcp(struct mpt_session *s, struct mpt_pkt *p, uint32_t seq,
+			  uint32_t len)
+{
+	if (!len)
+		return;			/* a bare ACK */
+	if (!s->tcpseq && !(s->tcpseq = calloc(1, sizeof(*s->tcpseq))))
+		return;			/* no signal: the flow is not harmed */
+	p->meta.tcp_retrans = mpt_tcpseq_note(s->tcpseq, p->meta.flow_hash, seq, len);
 }
 
 void mpt_daemon_flush_dirty(struct mpt_daemon *d, uint64_t now)

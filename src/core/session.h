@@ -29,6 +29,7 @@
 #include "reorder.h"
 #include "replay.h"
 #include "standing.h"
+#include "tcpseq.h"
 
 struct mpt_daemon;
 struct mpt_srules;
@@ -111,6 +112,8 @@ struct mpt_session {
 					 * the first DATA_UNORDERED */
 	struct mpt_standing standing;	/* does squeue stand (standing.h) */
 	struct mpt_srules *rules;	/* steering rules (session_rules.h); NULL: none */
+	struct mpt_tcpseq *tcpseq;	/* inner TCP flows' sent sequence numbers
+					 * (tcpseq.h); NULL until the first segment */
 
 	unsigned npaths;		/* paths[0..npaths) are in use */
 
@@ -151,6 +154,11 @@ int mpt_session_set_sched(struct mpt_session *s, const struct mpt_sched_ops *ops
 
 /* A packet from the TUN for this session: queue it (or count the drop). */
 void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now);
+/* An inner TCP segment from the TUN (pktmeta.h's info): its metadata learns whether
+ * it is a retransmission of its flow (tcpseq.h), a congestion signal for flow-level
+ * schedulers. */
+void mpt_session_note_tcp(struct mpt_session *s, struct mpt_pkt *p, uint32_t seq,
+			  uint32_t len);
 /* Move packets from the scheduler queue to paths, send what pacing allows, send
  * due ACKs and re-arm the timer. Called after each batch of events. */
 void mpt_session_flush(struct mpt_session *s, uint64_t now);

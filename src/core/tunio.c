@@ -84,6 +84,8 @@ void mpt_tun_readable(struct mpt_daemon *d)
 			mpt_pkt_put(&d->pool, p);
 			continue;
 		}
+		if (info.meta.proto == IPPROTO_TCP && info.l4_offset)
+			mpt_session_note_tcp(s, p, info.tcp_seq, info.tcp_len);
 		if (s->clamp_mtu && d->cfg.clamp_mss && mpt_mss_clamp(p->data, p->len,
 								      s->clamp_mtu))
 			s->st.mss_clamped++;

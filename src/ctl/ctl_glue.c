@@ -249,6 +249,8 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 	mpt_ctl_outf(out, "session.%u.mss_clamp_bytes=%u", si, s->clamp_mtu);
 	mpt_ctl_outf(out, "session.%u.mss_clamped=%llu", si,
 		     (unsigned long long)s->st.mss_clamped);
+	mpt_ctl_outf(out, "session.%u.tcp_retrans_seen=%llu", si,
+		     (unsigned long long)(s->tcpseq ? s->tcpseq->retrans : 0));
 	mpt_ctl_outf(out, "session.%u.unordered_rx_pkts=%llu", si,
 		     (unsigned long long)s->st.unordered_rx);
 	mpt_ctl_outf(out, "session.%u.unordered_dup_pkts=%llu", si,

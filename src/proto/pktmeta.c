@@ -55,6 +55,14 @@ static int parse_l4(const uint8_t *p, size_t off, size_t end, struct mpt_pkt_inf
 	out->l4_offset = (uint16_t)off;
 	out->sport = be16(p + off);
 	out->dport = be16(p + off + 2);
+	if (proto == IPPROTO_TCP) {	/* flags and sequence space for congestion signals */
+		uint8_t flags = p[off + 13];
+
+		out->meta.tcp_flags = flags;
+		out->tcp_seq = (uint32_t)be16(p + off + 4) << 16 | be16(p + off + 6);
+		out->tcp_len = (uint32_t)(end - off - (size_t)(p[off + 12] >> 4) * 4) +
+			       !!(flags & 0x02) + !!(flags & 0x01);	/* SYN, FIN */
+	}
 	return 0;
 }
 

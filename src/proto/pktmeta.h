@@ -44,6 +44,8 @@ struct mpt_pkt_info {
 	uint16_t sport, dport;		/* host byte order; 0 when not parsed */
 	bool fragment;
 	uint16_t l4_offset;		/* transport header offset; 0 when not reached */
+	uint32_t tcp_seq;		/* TCP: the segment's sequence number */
+	uint32_t tcp_len;		/* TCP: sequence space it uses (data, SYN, FIN) */
 };
 
 /*

@@ -158,6 +158,39 @@ static void test_v4(void **state)
 	assert_int_equal(hash_of(b, n), h);
 }
 
+/* TCP: the flags (CWR, ECE for exp3's signals) and the sequence space a segment uses,
+ * from IPv4 and IPv6; none for UDP. */
+static void test_tcp_fields(void **state)
+{
+	uint8_t b[256];
+	struct mpt_pkt_info pi;
+	const char *why;
+	size_t n;
+
+	(void)state;
+	n = mk_v4(b, 0, IPPROTO_TCP, "10.0.0.1", "192.0.2.7", 40000, 443, 20 + 100);
+	memcpy(b + 24, "\x89\xab\xcd\xef", 4);	/* seq */
+	b[33] = 0x80 | 0x10 | 0x01;		/* CWR, ACK, FIN */
+	assert_int_equal(mpt_pktmeta_parse(&key, b, n, &pi, &why), 0);
+	assert_int_equal(pi.meta.tcp_flags, 0x91);
+	assert_true(pi.meta.tcp_flags & MPT_TCP_FLAG_CWR);
+	assert_int_equal(pi.tcp_seq, 0x89abcdefu);
+	assert_int_equal(pi.tcp_len, 101);		/* 100 bytes and the FIN */
+	b[32] = 8 << 4;					/* 12 bytes of options */
+	b[33] = 0x02;					/* SYN */
+	assert_int_equal(mpt_pktmeta_parse(&key, b, n, &pi, &why), 0);
+	assert_int_equal(pi.tcp_len, 100 - 12 + 1);
+	n = mk_v6(b, 0, IPPROTO_TCP, NULL, 0, "fd00::1", "fd00::2", 1, 2, 20 + 7, 5);
+	b[40 + 13] = 0x40;				/* ECE */
+	assert_int_equal(mpt_pktmeta_parse(&key, b, n, &pi, &why), 0);
+	assert_int_equal(pi.meta.tcp_flags, 0x40);
+	assert_int_equal(pi.tcp_len, 7);
+	n = mk_v4(b, 0, IPPROTO_UDP, "10.0.0.1", "192.0.2.7", 1, 2, 8 + 40);
+	assert_int_equal(mpt_pktmeta_parse(&key, b, n, &pi, &why), 0);
+	assert_int_equal(pi.meta.tcp_flags, 0);
+	assert_int_equal(pi.tcp_len, 0);
+}
+
 static void test_v6(void **state)
 {
 	/* hop-by-hop (8 bytes, PadN) -> destination options (16 bytes) -> TCP */
@@ -312,6 +345,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_siphash_vector),
 		cmocka_unit_test(test_v4),
+		cmocka_unit_test(test_tcp_fields),
 		cmocka_unit_test(test_v6),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_too_many_exthdrs),
