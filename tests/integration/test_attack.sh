@@ -64,19 +64,22 @@ PUB=$(cat "$TMP/anchor.pub")
 cpu_ticks() { awk '{ print $14 + $15 }' /proc/"$1"/stat; }
 now_ms() { date +%s%3N; }
 
-# Restart UE2 and print the milliseconds until a ping crosses its new tunnel.
+# Restart UE2; RESTART_MS: the milliseconds until a ping crosses its new tunnel. Not
+# in a subshell: UE2_PID must follow, or the next restart kills a dead pid and the old
+# UE2 keeps running (the new one cannot have its TUN).
 restart_ue2() {
 	local t0 i
-	kill "$UE2_PID"; wait "$UE2_PID" 2>/dev/null
+	kill "$UE2_PID"
+	for ((i = 0; i < 100; i++)); do kill -0 "$UE2_PID" 2>/dev/null || break; sleep 0.02; done
 	t0=$(now_ms)
 	UE2_PID=$(start_daemon $NS_UE2 "$TMP/ue2.conf" ue2)
+	RESTART_MS=99999
 	for ((i = 0; i < 50; i++)); do
 		if ip netns exec $NS_UE2 ping -c1 -W0.2 10.2.0.2 >/dev/null 2>&1; then
-			echo $(($(now_ms) - t0)); return
+			RESTART_MS=$(($(now_ms) - t0)); return
 		fi
 		sleep 0.05
 	done
-	echo 99999
 }
 
 # attack TAG NAME CMD...: the attack runs for SECS while the UE pings every 50 ms and
@@ -90,7 +93,7 @@ attack() {
 	ip netns exec $NS_ATK "$@" > "$TMP/atk-$tag" 2>&1 &
 	apid=$!
 	sleep 2
-	ms=$(restart_ue2)
+	restart_ue2; ms=$RESTART_MS
 	wait $apid
 	t1=$(now_ms); c1=$(cpu_ticks "$AN_PID")
 	wait $ppid
@@ -101,6 +104,7 @@ attack() {
 	check "$name: the anchor lives" kill -0 "$AN_PID"
 	check "$name: the UE's ping loses <= 1% (${loss:-?}%)" \
 		awk -v l="${loss:-100}" 'BEGIN { exit !(l <= 1) }'
+	check "$name: the restarted UE2 lives" kill -0 "$UE2_PID"
 	check "$name: UE2 restarted mid-attack has its tunnel within 2 s (${ms} ms)" \
 		[ "$ms" -le 2000 ]
 	check "$name: right after, the UE's ping is clean" \
