@@ -12,11 +12,13 @@
 # The attacker (build/tests/mpt_attack, its own wire encoder, raw sockets):
 #   A. mac1-valid inits from random addresses of one IPv6 /64, 20000/s
 #   B. the same from 1000 spoofed IPv4 addresses, 20000/s
-#   C. UE2's own init, captured on the wire, replayed from UE2's address, 10000/s
+#   C. UE2's own init, captured on the wire, replayed from UE2's address, 10000/s,
+#      6 s longer than A and B: UE2 (RekeyAfterTime 10 s) rekeys within the stream
 # Checks, per attack: the UE's ping loses <= 1%, UE2 restarted mid-attack has its
-# tunnel within 2 s, the anchor lives; the anchor answered with cookie replies
-# (A, B) and dropped the replays as duplicates before any X25519 (C).
-# Figures printed: ping loss, RTT, the anchor's CPU during each attack.
+# tunnel within 2 s and its ping then loses <= 1%, the anchor lives; the anchor
+# answered with cookie replies (A, B) and dropped the replays as duplicates before
+# any X25519 (C); UE2 completed a rekey during the replays (C).
+# Figures printed: ping loss, RTT, the anchor's CPU during each attack, UE2's rekeys.
 . "$(dirname "$0")/lib.sh"
 require_root
 ATTACK=$BUILD/tests/mpt_attack
@@ -51,7 +53,8 @@ write_anchor_conf "$TMP/anchor.conf" rr fixed \
 write_ue_conf "$TMP/ue.conf" ue "10.99.0.2/24" rr fixed \
 	"Name = p1|Device = ue1|Endpoint = 10.1.1.1:5555" \
 	"Name = p2|Device = ue2|Endpoint = 10.1.2.1:5555"
-write_ue_conf "$TMP/ue2.conf" ue2 "10.99.0.3/24" rr fixed \
+# UE2 rekeys every 10 s (the least RekeyAfterTime): once during attack C's stream
+UE_EXTRA="RekeyAfterTime = 10s" write_ue_conf "$TMP/ue2.conf" ue2 "10.99.0.3/24" rr fixed \
 	"Name = only|Device = ue21|Endpoint = 10.1.3.1:5555"
 
 AN_PID=$(start_daemon $NS_AN "$TMP/anchor.conf" anchor)
@@ -82,33 +85,46 @@ restart_ue2() {
 	done
 }
 
-# attack TAG NAME CMD...: the attack runs for SECS while the UE pings every 50 ms and
-# UE2 restarts after 2 s; then the checks.
+# attack TAG NAME SECS CMD...: the attack runs for SECS while the UE pings every 50 ms
+# and UE2 restarts after 2 s and pings from then on; then the checks.
 attack() {
-	local tag=$1 name=$2 t0 c0 c1 t1 apid ppid loss rtt ms cpu
-	shift 2
-	ip netns exec $NS_UE ping -i 0.05 -w $((SECS + 1)) -q 10.2.0.2 > "$TMP/ping-$tag" 2>&1 &
+	local tag=$1 name=$2 secs=$3 t0 c0 c1 t1 apid ppid p2 loss loss2 rtt ms cpu r0 r1
+	shift 3
+	ip netns exec $NS_UE ping -i 0.05 -w $((secs + 1)) -q 10.2.0.2 > "$TMP/ping-$tag" 2>&1 &
 	ppid=$!
 	t0=$(now_ms); c0=$(cpu_ticks "$AN_PID")
 	ip netns exec $NS_ATK "$@" > "$TMP/atk-$tag" 2>&1 &
 	apid=$!
 	sleep 2
 	restart_ue2; ms=$RESTART_MS
+	r0=$(ue2_rekeys)
+	ip netns exec $NS_UE2 ping -i 0.05 -w $((secs - 3)) -q 10.2.0.2 > "$TMP/ping2-$tag" 2>&1 &
+	p2=$!
 	wait $apid
 	t1=$(now_ms); c1=$(cpu_ticks "$AN_PID")
-	wait $ppid
+	r1=$(ue2_rekeys)
+	wait $ppid $p2
 	loss=$(grep -oE '[0-9.]+% packet loss' "$TMP/ping-$tag" | cut -d% -f1)
+	loss2=$(grep -oE '[0-9.]+% packet loss' "$TMP/ping2-$tag" | cut -d% -f1)
 	rtt=$(grep -oE 'rtt [^=]+= [0-9./]+' "$TMP/ping-$tag" | cut -d= -f2)
 	cpu=$(( (c1 - c0) * 1000 * 100 / $(getconf CLK_TCK) / (t1 - t0 > 0 ? t1 - t0 : 1) ))
-	log "$name: $(cat "$TMP/atk-$tag"); UE ping loss ${loss:-?}%, rtt min/avg/max/mdev${rtt:- ?} ms; anchor CPU ${cpu}%; UE2 restart to first ping ${ms} ms"
+	REKEYS=$(( ${r1:-0} - ${r0:-0} ))
+	log "$name: $(cat "$TMP/atk-$tag"); UE ping loss ${loss:-?}%, rtt min/avg/max/mdev${rtt:- ?} ms; anchor CPU ${cpu}%; UE2 restart to first ping ${ms} ms, then its ping loss ${loss2:-?}%, ${REKEYS} rekey(s)"
 	check "$name: the anchor lives" kill -0 "$AN_PID"
 	check "$name: the UE's ping loses <= 1% (${loss:-?}%)" \
 		awk -v l="${loss:-100}" 'BEGIN { exit !(l <= 1) }'
 	check "$name: the restarted UE2 lives" kill -0 "$UE2_PID"
 	check "$name: UE2 restarted mid-attack has its tunnel within 2 s (${ms} ms)" \
 		[ "$ms" -le 2000 ]
+	check "$name: UE2's ping after its restart loses <= 1% (${loss2:-?}%)" \
+		awk -v l="${loss2:-100}" 'BEGIN { exit !(l <= 1) }'
 	check "$name: right after, the UE's ping is clean" \
 		ip netns exec $NS_UE ping -c 5 -i 0.1 -W 1 -q 10.2.0.2
+}
+
+ue2_rekeys() {
+	"$MPTCTL" -s "$TMP/ue2.sock" stats session.0.rekeys 2>/dev/null |
+		awk '$1 == "session.0.rekeys" { print $2 }'
 }
 
 stat_of() { "$MPTCTL" -s "$TMP/anchor.sock" stats | awk -v k="daemon.$1" '$1 == k { print $2 }'; }
@@ -118,12 +134,12 @@ ip netns exec $NS_AN "$ATTACK" capture an4 5555 20 > "$TMP/captured" 2>&1 &
 CAP=$!
 sleep 0.3
 
-attack A "A (one IPv6 /64)" "$ATTACK" flood6 fd01:9::1 5555 "$PUB" 2001:db8:a77:1:: "$RATE" "$SECS"
+attack A "A (one IPv6 /64)" "$SECS" "$ATTACK" flood6 fd01:9::1 5555 "$PUB" 2001:db8:a77:1:: "$RATE" "$SECS"
 wait $CAP
 c=$(stat_of hs_cookie_replies)
 check "A: the flood was answered with cookie replies (${c:-0})" [ "${c:-0}" -gt 1000 ]
 
-attack B "B (1000 IPv4 sources)" "$ATTACK" flood4 10.1.9.1 5555 "$PUB" 100.64.0.1 1000 "$RATE" "$SECS"
+attack B "B (1000 IPv4 sources)" "$SECS" "$ATTACK" flood4 10.1.9.1 5555 "$PUB" 100.64.0.1 1000 "$RATE" "$SECS"
 c2=$(stat_of hs_cookie_replies)
 check "B: the flood was answered with cookie replies ($((${c2:-0} - ${c:-0})))" \
 	[ $((${c2:-0} - ${c:-0})) -gt 1000 ]
@@ -131,10 +147,12 @@ check "B: the flood was answered with cookie replies ($((${c2:-0} - ${c:-0})))" 
 read -r SRC SPORT HEX < "$TMP/captured"
 check "UE2's init captured on the wire" [ ${#HEX} -eq 296 ]
 d0=$(stat_of drop_hs_duplicate_pkts)
-attack C "C (UE2's init replayed)" "$ATTACK" replay 10.1.9.1 5555 "$SRC" "$SPORT" "$HEX" \
-	$((RATE / 2)) "$SECS"
+# C runs 6 s longer: UE2, restarted after 2 s, rekeys 10 s later, within the stream
+attack C "C (UE2's init replayed)" $((SECS + 6)) "$ATTACK" replay 10.1.9.1 5555 "$SRC" \
+	"$SPORT" "$HEX" $((RATE / 2)) $((SECS + 6))
 d1=$(stat_of drop_hs_duplicate_pkts)
 check "C: the replays were dropped as duplicates ($((${d1:-0} - ${d0:-0})))" \
 	[ $((${d1:-0} - ${d0:-0})) -gt 1000 ]
+check "C: UE2 completed a rekey while the replays ran (${REKEYS})" [ "$REKEYS" -ge 1 ]
 log "anchor counters: $("$MPTCTL" -s "$TMP/anchor.sock" stats | grep -E 'daemon\.(hs_|drop_(hs|ratelimit|auth|replay))' | tr -s ' ' | tr '\n' ' ')"
 finish
