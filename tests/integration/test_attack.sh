@@ -1,35 +1,46 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Handshake floods and replays against a live anchor, in namespaces this script
-# creates (the base topology is lib.sh's):
+# Handshake floods and replays against a live anchor and a rogue anchor against a
+# live UE, in namespaces this script creates (the base topology is lib.sh's):
 #
 #   UE  ue1 ==(p1)== an1  ANCHOR  ans == srv  SRV   (the real user: ping through
 #       ue2 ==(p2)== an2     |                       the tunnel all along)
 #   UE2 ue21 ======= an4 ----+                       (restarted during each attack)
 #   ATK atk0 ======= an9 ----+   10.1.9.2, fd01:9::2; routes back to the spoofed
 #                                2001:db8:a77:1::/64 and 100.64.0.0/22
+#       atk8 10.1.8.1 ====== bue0 10.1.8.2  UE3 (its anchor: mpt_attack badanchor)
 #
-# The attacker (build/tests/mpt_attack, its own wire encoder, raw sockets):
+# The attacker (build/tests/mpt_attack, its own wire encoder, OpenSSL only):
 #   A. mac1-valid inits from random addresses of one IPv6 /64, 20000/s
 #   B. the same from 1000 spoofed IPv4 addresses, 20000/s
 #   C. UE2's own init, captured on the wire, replayed from UE2's address, 10000/s,
 #      6 s longer than A and B: UE2 (RekeyAfterTime 10 s) rekeys within the stream
-# Checks, per attack: the UE's ping loses <= 1%, UE2 restarted mid-attack has its
+#   D. a rogue anchor with the anchor's private key (its own Noise IK responder)
+#      handshakes with UE3 (one path), answers its probes, sends authenticated
+#      packets on path ids 1-7 (UE3 has no path for them) and 8, 9, 200, 255 (out of
+#      range), then valid probes on the real path
+# Checks, per attack A-C: the UE's ping loses <= 1%, UE2 restarted mid-attack has its
 # tunnel within 2 s and its ping then loses <= 1%, the anchor lives; the anchor
 # answered with cookie replies (A, B) and dropped the replays as duplicates before
-# any X25519 (C); UE2 completed a rekey during the replays (C).
-# Figures printed: ping loss, RTT, the anchor's CPU during each attack, UE2's rekeys.
+# any X25519 (C); UE2 completed a rekey during the replays (C). D: UE3 lives, counts
+# every such packet under bad-path-id (session.0.drop.* for 1-7, daemon.drop.* for
+# the rest), has no path state but its own, answers every valid probe after them.
+# Figures printed: ping loss, RTT, the anchor's CPU during each attack, UE2's rekeys
+# (C), the rogue anchor's packets and UE3's drop counters (D).
 . "$(dirname "$0")/lib.sh"
 require_root
 ATTACK=$BUILD/tests/mpt_attack
 [ -x "$ATTACK" ] || { echo "no $ATTACK"; exit 1; }
 NS_ATK=mptt-atk-$RUN_ID
+NS_BUE=mptt-bue-$RUN_ID
 RATE=${ATTACK_RATE:-20000}
 SECS=${ATTACK_SECS:-8}
 
 cleanup_atk() {
-	ip netns pids "$NS_ATK" 2>/dev/null | xargs -r kill -9 2>/dev/null
-	ip netns del "$NS_ATK" 2>/dev/null
+	for ns in $NS_ATK $NS_BUE; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
 	cleanup
 }
 trap cleanup_atk EXIT
@@ -154,5 +165,37 @@ d1=$(stat_of drop_hs_duplicate_pkts)
 check "C: the replays were dropped as duplicates ($((${d1:-0} - ${d0:-0})))" \
 	[ $((${d1:-0} - ${d0:-0})) -gt 1000 ]
 check "C: UE2 completed a rekey while the replays ran (${REKEYS})" [ "$REKEYS" -ge 1 ]
+
+fig() { grep -oE "(^| )$1=[0-9]+" "$2" | head -1 | cut -d= -f2; }
+
+# D. A malicious anchor: the anchor's own key, played by mpt_attack for a UE of its own
+# (UE3, one path), sends authenticated packets on path ids UE3 has no path for.
+ip netns add $NS_BUE; ip -n $NS_BUE link set lo up
+veth $NS_BUE bue0 $NS_ATK atk8
+ip -n $NS_BUE addr add 10.1.8.2/24 dev bue0; ip -n $NS_ATK addr add 10.1.8.1/24 dev atk8
+genkeys ue3
+write_ue_conf "$TMP/ue3.conf" ue3 "10.99.0.4/24" rr fixed \
+	"Name = only|Device = bue0|Endpoint = 10.1.8.1:5555"
+ip netns exec $NS_ATK "$ATTACK" badanchor 10.1.8.1 5555 "$(cat "$TMP/anchor.key")" 10 \
+	> "$TMP/atk-D" 2>&1 &
+apid=$!
+UE3_PID=$(start_daemon $NS_BUE "$TMP/ue3.conf" ue3)
+wait $apid
+"$MPTCTL" -s "$TMP/ue3.sock" stats > "$TMP/ue3-stats" 2>&1
+inr=$(fig in_range "$TMP/atk-D"); oor=$(fig out_of_range "$TMP/atk-D")
+sbad=$(awk '$1 == "session.0.drop.bad-path-id" { print $2 }' "$TMP/ue3-stats")
+dbad=$(awk '$1 == "daemon.drop.bad-path-id" { print $2 }' "$TMP/ue3-stats")
+npath=$(grep -oE '^session\.0\.path\.[0-9]+\.' "$TMP/ue3-stats" | sort -u | wc -l)
+log "D (rogue anchor, unknown path ids): $(cat "$TMP/atk-D"); UE3 dropped ${sbad:-0} as session.0.drop.bad-path-id, ${dbad:-0} as daemon.drop.bad-path-id; paths in its stats: $npath"
+check "D: the rogue anchor completed a handshake with UE3 ($(fig inits "$TMP/atk-D") init(s))" \
+	[ "$(fig inits "$TMP/atk-D")" -ge 1 ]
+check "D: UE3 lives" kill -0 "$UE3_PID"
+check "D: ids 1-7 dropped as session.0.drop.bad-path-id (${sbad:-0} of ${inr:-?})" \
+	[ "${sbad:-0}" -eq "${inr:-1}" ]
+check "D: ids 8-255 dropped as daemon.drop.bad-path-id (${dbad:-0} of ${oor:-?})" \
+	[ "${dbad:-0}" -eq "${oor:-1}" ]
+check "D: UE3 has no path state but its own path ($npath path(s) in its stats)" [ "$npath" -eq 1 ]
+check "D: UE3 answered every valid probe on its path after them ($(fig answered "$TMP/atk-D") of $(fig probes "$TMP/atk-D"))" \
+	[ "$(fig answered "$TMP/atk-D")" -eq "$(fig probes "$TMP/atk-D")" ]
 log "anchor counters: $("$MPTCTL" -s "$TMP/anchor.sock" stats | grep -E 'daemon\.(hs_|drop_(hs|ratelimit|auth|replay))' | tr -s ' ' | tr '\n' ' ')"
 finish
