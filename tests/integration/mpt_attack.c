@@ -19,12 +19,17 @@
  *       its init (waiting up to SECONDS), answer its probes, then send authenticated
  *       packets on path ids 1-7 (a one-path UE has no path for them) and 8, 9, 200,
  *       255 (out of range), then valid probes on path 0
+ *   ctlflood SOCKET GID FIRST_UID NIDLE NPIPE SECONDS
+ *       NIDLE control clients that send nothing and NPIPE that pipeline "stats"
+ *       without reading, each a process of its own uid (FIRST_UID + i % 8) in group
+ *       GID, for SECONDS; reports how many the daemon took, refused and closed
  *
- * Prints what it sent (badanchor: key=value figures). Exit status 0, or 1
+ * Prints what it sent (badanchor, ctlflood: key=value figures). Exit status 0, or 1
  * on a usage or socket error (badanchor: also when no init came).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <grp.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
@@ -35,6 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -288,7 +295,8 @@ static int usage(void)
 		"       mpt_attack flood4 DST PORT ANCHOR_PUB FIRST COUNT RATE SECONDS\n"
 		"       mpt_attack capture IFNAME PORT SECONDS\n"
 		"       mpt_attack replay DST PORT SRC SRCPORT HEX RATE SECONDS\n"
-		"       mpt_attack badanchor BIND PORT ANCHOR_PRIV SECONDS\n");
+		"       mpt_attack badanchor BIND PORT ANCHOR_PRIV SECONDS\n"
+		"       mpt_attack ctlflood SOCKET GID FIRST_UID NIDLE NPIPE SECONDS\n");
 	return 1;
 }
 
@@ -734,6 +742,157 @@ static int badanchor(const char *bind_addr, uint16_t port, const char *priv_b64,
 	return 0;
 }
 
+/*
+ * ctlflood: local users against the control socket. Each client is a child process
+ * with its own uid (FIRST_UID + i % 8) in group GID; the even ones connect and send
+ * nothing, the odd ones pipeline "stats" requests without reading a byte. Each
+ * reports whether the daemon refused it (EBUSY) or took it, and when the daemon
+ * closed it.
+ */
+struct ctl_result {
+	char kind;			/* 'i' idle, 'p' pipelining */
+	char outcome;			/* 'r' refused, 'c' closed by the daemon, 'o' open */
+	unsigned ms;			/* when closed (or refused), since connect */
+	unsigned long requests;		/* written (pipelining) */
+};
+
+static int ctl_connect(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A refusal is a whole reply with errno=16 (EBUSY), then EOF. */
+static int ctl_refused(int fd)
+{
+	char buf[512];
+	ssize_t n = recv(fd, buf, sizeof(buf) - 1, MSG_PEEK | MSG_DONTWAIT);
+
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return strstr(buf, "errno=16") != NULL;
+}
+
+static void ctl_client(const char *path, int pipelining, double seconds, struct ctl_result *res)
+{
+	static const char req[] = "cmd=stats\n\n";
+	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(seconds * 1e9);
+	int fd = ctl_connect(path), peeked = 0;
+
+	res->kind = pipelining ? 'p' : 'i';
+	res->outcome = 'r';
+	if (fd < 0)
+		return;
+	res->outcome = 'o';
+	while (now_ns() < end) {
+		struct pollfd p = { .fd = fd, .events = (short)((peeked ? 0 : POLLIN) |
+							      (pipelining ? POLLOUT : 0)) };
+
+		if (poll(&p, 1, 20) <= 0)
+			continue;
+		if (p.revents & POLLIN) {
+			peeked = 1;		/* the idle ones read; the others only look */
+			if (ctl_refused(fd)) {
+				res->outcome = 'r';
+				break;
+			}
+			if (!pipelining) {
+				char buf[4096];
+
+				if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) == 0)
+					p.revents |= POLLHUP;
+				else
+					peeked = 0;
+			}
+		}
+		if (p.revents & (POLLHUP | POLLERR)) {
+			res->outcome = 'c';
+			break;
+		}
+		if (p.revents & POLLOUT) {
+			ssize_t n = send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+			if (n == (ssize_t)sizeof(req) - 1)
+				res->requests++;
+			else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+				res->outcome = 'c';
+				break;
+			}
+		}
+	}
+	res->ms = (unsigned)((now_ns() - t0) / 1000000);
+	close(fd);
+}
+
+static int ctlflood(const char *path, gid_t gid, uid_t first_uid, unsigned nidle,
+		    unsigned npipe, double seconds)
+{
+	unsigned n = nidle + npipe, acc[2] = { 0 }, ref[2] = { 0 }, closed[2] = { 0 };
+	unsigned lo[2] = { ~0u, ~0u }, hi[2] = { 0 };
+	unsigned long requests = 0;
+	struct ctl_result res;
+	int pfd[2];
+
+	if (!n || pipe(pfd) < 0)
+		return usage();
+	for (unsigned i = 0; i < n; i++) {
+		/* interleaved, so both kinds get in */
+		int pipelining = i % 2 ? i / 2 < npipe : i / 2 >= nidle;
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("mpt_attack: fork");
+			return 1;
+		}
+		if (pid)
+			continue;
+		close(pfd[0]);
+		memset(&res, 0, sizeof(res));
+		if (setgroups(1, &gid) || setgid(gid) || setuid(first_uid + i % 8)) {
+			perror("mpt_attack: drop to the attacker's uid");
+			_exit(1);
+		}
+		ctl_client(path, pipelining, seconds, &res);
+		if (write(pfd[1], &res, sizeof(res)) != sizeof(res))
+			_exit(1);
+		_exit(0);
+	}
+	close(pfd[1]);
+	while (read(pfd[0], &res, sizeof(res)) == sizeof(res)) {
+		int k = res.kind == 'p';
+
+		requests += res.requests;
+		if (res.outcome == 'r') {
+			ref[k]++;
+			continue;
+		}
+		acc[k]++;
+		if (res.outcome == 'c') {
+			closed[k]++;
+			lo[k] = res.ms < lo[k] ? res.ms : lo[k];
+			hi[k] = res.ms > hi[k] ? res.ms : hi[k];
+		}
+	}
+	while (wait(NULL) > 0)
+		;
+	for (int k = 0; k < 2; k++)
+		if (!closed[k])
+			lo[k] = 0;
+	printf("idle_accepted=%u idle_refused=%u idle_closed=%u idle_closed_ms=%u-%u "
+	       "pipe_accepted=%u pipe_refused=%u pipe_closed=%u pipe_closed_ms=%u-%u "
+	       "requests=%lu\n", acc[0], ref[0], closed[0], lo[0], hi[0], acc[1], ref[1],
+	       closed[1], lo[1], hi[1], requests);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -747,6 +906,10 @@ int main(int argc, char **argv)
 		return capture(argv[2], (uint16_t)atoi(argv[3]), atof(argv[4]));
 	if (!strcmp(argv[1], "badanchor") && argc == 6)
 		return badanchor(argv[2], (uint16_t)atoi(argv[3]), argv[4], atof(argv[5]));
+	if (!strcmp(argv[1], "ctlflood") && argc == 8)
+		return ctlflood(argv[2], (gid_t)strtoul(argv[3], NULL, 0),
+				(uid_t)strtoul(argv[4], NULL, 0), (unsigned)atoi(argv[5]),
+				(unsigned)atoi(argv[6]), atof(argv[7]));
 	if (!strcmp(argv[1], "replay") && argc == 9) {
 		struct replay r = { 0 };
 		const char *hex = argv[6];

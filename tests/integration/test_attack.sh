@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Handshake floods and replays against a live anchor and a rogue anchor against a
-# live UE, in namespaces this script creates (the base topology is lib.sh's):
+# Handshake floods and replays against a live anchor, a rogue anchor against a live
+# UE, and local users against the anchor's control socket, in namespaces this script
+# creates (the base topology is lib.sh's):
 #
 #   UE  ue1 ==(p1)== an1  ANCHOR  ans == srv  SRV   (the real user: ping through
 #       ue2 ==(p2)== an2     |                       the tunnel all along)
@@ -19,14 +20,19 @@
 #      handshakes with UE3 (one path), answers its probes, sends authenticated
 #      packets on path ids 1-7 (UE3 has no path for them) and 8, 9, 200, 255 (out of
 #      range), then valid probes on the real path
+#   E. 16 idle and 16 pipelining (stats, never read) control clients of 8 local uids
+#      in the anchor's ControlGroup
 # Checks, per attack A-C: the UE's ping loses <= 1%, UE2 restarted mid-attack has its
 # tunnel within 2 s and its ping then loses <= 1%, the anchor lives; the anchor
 # answered with cookie replies (A, B) and dropped the replays as duplicates before
 # any X25519 (C); UE2 completed a rekey during the replays (C). D: UE3 lives, counts
 # every such packet under bad-path-id (session.0.drop.* for 1-7, daemon.drop.* for
 # the rest), has no path state but its own, answers every valid probe after them.
+# E: root's mptund-ctl answered within 2 s, the anchor's RSS grows <= 8 MiB, the
+# anchor closes every client it took after its idle timeout (5 s).
 # Figures printed: ping loss, RTT, the anchor's CPU during each attack, UE2's rekeys
-# (C), the rogue anchor's packets and UE3's drop counters (D).
+# (C), the rogue anchor's packets and UE3's drop counters (D), the clients taken,
+# refused and closed, root's answer time and the anchor's RSS (E).
 . "$(dirname "$0")/lib.sh"
 require_root
 ATTACK=$BUILD/tests/mpt_attack
@@ -67,6 +73,8 @@ write_ue_conf "$TMP/ue.conf" ue "10.99.0.2/24" rr fixed \
 # UE2 rekeys every 10 s (the least RekeyAfterTime): once during attack C's stream
 UE_EXTRA="RekeyAfterTime = 10s" write_ue_conf "$TMP/ue2.conf" ue2 "10.99.0.3/24" rr fixed \
 	"Name = only|Device = ue21|Endpoint = 10.1.3.1:5555"
+# local users of group 65100 may read the anchor's control socket (attack E)
+sed -i '/^\[Interface\]/a ControlGroup = 65100' "$TMP/anchor.conf"
 
 AN_PID=$(start_daemon $NS_AN "$TMP/anchor.conf" anchor)
 start_daemon $NS_UE "$TMP/ue.conf" ue >/dev/null
@@ -197,5 +205,41 @@ check "D: ids 8-255 dropped as daemon.drop.bad-path-id (${dbad:-0} of ${oor:-?})
 check "D: UE3 has no path state but its own path ($npath path(s) in its stats)" [ "$npath" -eq 1 ]
 check "D: UE3 answered every valid probe on its path after them ($(fig answered "$TMP/atk-D") of $(fig probes "$TMP/atk-D"))" \
 	[ "$(fig answered "$TMP/atk-D")" -eq "$(fig probes "$TMP/atk-D")" ]
+
+# E. Local users (group 65100, 8 uids) open 16 idle control connections and 16 that
+# pipeline "stats" without reading; root must still get an answer within 2 s, the
+# anchor's RSS stays within a few MiB, and the daemon closes them after its idle timeout.
+chmod o+x "$TMP"	# the other uids reach the socket; its mode 0660 guards it
+rss_kb() { awk '$1 == "VmRSS:" { print $2 }' /proc/"$1"/status; }
+r0=$(rss_kb "$AN_PID"); rmax=$r0
+"$ATTACK" ctlflood "$TMP/anchor.sock" 65100 65101 16 16 8 > "$TMP/atk-E" 2>&1 &
+apid=$!
+sleep 1.5
+t0=$(now_ms)
+timeout 10 "$MPTCTL" -s "$TMP/anchor.sock" stats > "$TMP/E-stats" 2>&1; rc=$?
+ms=$(($(now_ms) - t0))
+ncl=$(awk '$1 == "daemon.ctl_clients" { print $2 }' "$TMP/E-stats")
+while kill -0 $apid 2>/dev/null; do
+	r=$(rss_kb "$AN_PID"); [ "${r:-0}" -gt "$rmax" ] && rmax=$r
+	sleep 0.2
+done
+wait $apid
+chmod o-x "$TMP"
+ia=$(fig idle_accepted "$TMP/atk-E"); ic=$(fig idle_closed "$TMP/atk-E")
+pa=$(fig pipe_accepted "$TMP/atk-E"); pc=$(fig pipe_closed "$TMP/atk-E")
+imax=$(grep -oE 'idle_closed_ms=[0-9]+-[0-9]+' "$TMP/atk-E" | cut -d- -f2)
+pmax=$(grep -oE 'pipe_closed_ms=[0-9]+-[0-9]+' "$TMP/atk-E" | cut -d- -f2)
+log "E (control clients): $(cat "$TMP/atk-E"); root's stats answered in ${ms} ms (rc $rc, ${ncl:-?} clients connected); anchor RSS ${r0} kB before, at most ${rmax} kB during (+$(( (rmax - r0) / 1024 )) MiB)"
+check "E: the attackers got connections ($ia idle, $pa pipelining)" \
+	[ $((${ia:-0} + ${pa:-0})) -ge 8 -a "${ia:-0}" -ge 1 -a "${pa:-0}" -ge 1 ]
+check "E: root's mptund-ctl got an answer within 2 s (${ms} ms, rc $rc)" \
+	[ "$rc" -eq 0 -a "$ms" -le 2000 ]
+check "E: the anchor's RSS grew by <= 8 MiB ($(( (rmax - r0) / 1024 )) MiB)" \
+	[ $((rmax - r0)) -le 8192 ]
+check "E: the idle ones were closed after the idle timeout ($ic of $ia, last at ${imax:-?} ms)" \
+	[ "${ic:-0}" -eq "${ia:-1}" -a "${imax:-99999}" -le 7000 ]
+check "E: the pipelining ones too ($pc of $pa, last at ${pmax:-?} ms)" \
+	[ "${pc:-0}" -eq "${pa:-1}" -a "${pmax:-99999}" -le 7000 ]
+check "E: the anchor lives" kill -0 "$AN_PID"
 log "anchor counters: $("$MPTCTL" -s "$TMP/anchor.sock" stats | grep -E 'daemon\.(hs_|drop_(hs|ratelimit|auth|replay))' | tr -s ' ' | tr '\n' ' ')"
 finish
