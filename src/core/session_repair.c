@@ -7,10 +7,12 @@
  * back to the pool; declared lost (RFC 9002 thresholds, a dead path, a path taken
  * down), it comes to the session through the path's lostq. The session re-sends it
  * once, ahead of new data, on the up path where it arrives soonest, provided it can
- * still arrive before the receiver gives up on its hole: the receiver holds a hole for
- * about the largest RTT when repairs are on (mpt_session_hold_ns), which covers the
- * sender's loss detection and the repair's trip. A packet lost twice, or too late, is
- * recycled: the end-to-end transport repairs it.
+ * still arrive before the end-to-end transport could repair it (in_time): the receiver
+ * holds a hole for about twice the largest RTT when repairs are on
+ * (mpt_session_hold_ns), which covers the sender's loss detection and the repair's
+ * trip, and delivers a later repair as a late packet, still ahead of the inner
+ * retransmission. A packet lost twice, or too late, is recycled: the end-to-end
+ * transport repairs it.
  *
  * A dead path is found from data, not only from probes: a path with packets in flight
  * and nothing acknowledged for 1.5 probe timeouts (at least MPT_DEAD_FLOOR_NS) is
@@ -46,16 +48,42 @@ uint64_t mpt_session_hold_ns(const struct mpt_session *s)
 					  cfg->reorder_max_hold_ns);
 }
 
-/* Can a repair sent now on v arrive before the receiver gives up on the hole? The
- * hole shows at the receiver when the original would have arrived (sent + one-way
- * delay of its path); the receiver waits hold after that. */
+/* How long after the receiver gives up on a hole the end-to-end transport can repair
+ * it at the earliest: the inner receiver's duplicate ACKs or SACKs cross the tunnel one
+ * way, the retransmission comes back the other way behind what waits in the scheduler
+ * queue now. At least the least smoothed RTT of the up paths plus the age of the
+ * queue's head. */
+static uint64_t e2e_repair_ns(const struct mpt_session *s, uint64_t now)
+{
+	uint64_t least = UINT64_MAX;
+
+	for (unsigned i = 0; i < s->npaths; i++) {
+		const struct mpt_path *p = &s->paths[i];
+
+		if (p->used && p->alive && p->rec.have_rtt)
+			least = MPT_MIN(least, p->rec.srtt_ns);
+	}
+	if (least == UINT64_MAX)
+		least = 0;
+	if (s->squeue.head && now > s->squeue.head->enq_ns)
+		least += now - s->squeue.head->enq_ns;
+	return least;
+}
+
+/* Is a repair sent now on v still worth it? The hole shows at the receiver when the
+ * original would have arrived (sent + one-way delay of its path); the receiver waits
+ * hold after that, then delivers the packets behind the hole, and a repair arriving
+ * later still as a late packet; it is wasted only once the end-to-end retransmission
+ * can be there first (slack: e2e_repair_ns). A dead path's whole window arrives past
+ * the hold when the live path must first make room for it; without the slack it was
+ * dropped here and the inner TCP waited a round trip of its own (through the queue). */
 static bool in_time(const struct mpt_session *s, const struct mpt_pkt *pkt,
-		    const struct mpt_path_view *v, uint64_t hold, uint64_t now)
+		    const struct mpt_path_view *v, uint64_t limit, uint64_t now)
 {
 	const struct mpt_path *orig = &s->paths[pkt->path < s->npaths ? pkt->path : 0];
 	uint64_t owd = orig->rec.have_rtt ? orig->rec.srtt_ns / 2 : 0;
 
-	return now + mpt_arrival_ns(v, v->cwnd, pkt->len) <= pkt->sent_ns + owd + hold;
+	return now + mpt_arrival_ns(v, v->cwnd, pkt->len) <= pkt->sent_ns + owd + limit;
 }
 
 void mpt_session_collect_lost(struct mpt_session *s, struct mpt_path *p, uint64_t now)
@@ -96,11 +124,11 @@ static int soonest(const struct mpt_sched_ctx *ctx, uint32_t len)
 void mpt_session_repair(struct mpt_session *s, struct mpt_path_view *views,
 			const struct mpt_sched_ctx *ctx, uint64_t now)
 {
-	uint64_t hold;
+	uint64_t limit;
 
 	if (!s->rtxq.head)
 		return;
-	hold = mpt_session_hold_ns(s);
+	limit = mpt_session_hold_ns(s) + e2e_repair_ns(s, now);
 	while (s->rtxq.head) {
 		struct mpt_pkt *pkt = s->rtxq.head;
 		int i = soonest(ctx, pkt->len);
@@ -108,7 +136,7 @@ void mpt_session_repair(struct mpt_session *s, struct mpt_path_view *views,
 		if (i < 0)
 			return;			/* no room: an ACK or a timer comes back */
 		mpt_pktq_pop(&s->rtxq);
-		if (!in_time(s, pkt, &views[i], hold, now)) {
+		if (!in_time(s, pkt, &views[i], limit, now)) {
 			s->st.repair_late++;
 			mpt_pkt_put(&s->d->pool, pkt);
 			continue;
