@@ -7,10 +7,12 @@
  * back to the pool; declared lost (RFC 9002 thresholds, a dead path, a path taken
  * down), it comes to the session through the path's lostq. The session re-sends it
  * once, ahead of new data, on the up path where it arrives soonest, provided it can
- * still arrive before the receiver gives up on its hole: the receiver holds a hole for
- * about the largest RTT when repairs are on (mpt_session_hold_ns), which covers the
- * sender's loss detection and the repair's trip. A packet lost twice, or too late, is
- * recycled: the end-to-end transport repairs it.
+ * still arrive before the end-to-end transport could repair it (in_time): the receiver
+ * holds a hole for about twice the largest RTT when repairs are on, longer when a
+ * dark path takes longer to be declared dead (mpt_session_hold_ns), which covers the
+ * sender's loss detection and the repair's trip, and delivers a later repair as a late packet, still ahead of the inner
+ * retransmission. A packet lost twice, or too late, is recycled: the end-to-end
+ * transport repairs it.
  *
  * A dead path is found from data, not only from probes: a path with packets in flight
  * and nothing acknowledged for 1.5 probe timeouts (at least MPT_DEAD_FLOOR_NS) is
@@ -28,34 +30,74 @@
 #define MPT_DEAD_FLOOR_NS	(30 * MPT_NSEC_PER_MSEC)
 #define MPT_DEAD_STALE_NS	(500 * MPT_NSEC_PER_MSEC)	/* 1.5 x kInitialRtt */
 
+/* How long a sender takes to declare p dead once it falls silent (dead_after below,
+ * for a path with a fresh RTT). */
+static uint64_t detect_ns(const struct mpt_path *p)
+{
+	return MPT_MAX(3 * mpt_recovery_pto(&p->rec) / 2, MPT_DEAD_FLOOR_NS);
+}
+
 /* How long the receiver holds a hole: mpt_reorder_hold_repair over the up paths'
- * RTTs, as the receiving side computes it from its own (session_rx.c). */
+ * RTTs and dead-path detection times, as the receiving side computes it from its own
+ * (session_rx.c). */
 uint64_t mpt_session_hold_ns(const struct mpt_session *s)
 {
 	const struct mpt_config *cfg = &s->d->cfg;
-	uint64_t srtt[MPT_MAX_PATHS];
+	uint64_t srtt[MPT_MAX_PATHS], detect = 0;
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < s->npaths; i++)
-		if (s->paths[i].used && s->paths[i].alive)
-			srtt[n++] = s->paths[i].rec.have_rtt ? s->paths[i].rec.srtt_ns : 0;
+	for (unsigned i = 0; i < s->npaths; i++) {
+		const struct mpt_path *p = &s->paths[i];
+
+		if (!p->used || !p->alive)
+			continue;
+		srtt[n++] = p->rec.have_rtt ? p->rec.srtt_ns : 0;
+		if (p->rec.have_rtt)
+			detect = MPT_MAX(detect, detect_ns(p));
+	}
 	if (cfg->recovery == MPT_RECOVERY_RETRANSMIT)
-		return mpt_reorder_hold_repair(srtt, n, cfg->reorder_margin_ns,
+		return mpt_reorder_hold_repair(srtt, n, detect, cfg->reorder_margin_ns,
 					       cfg->reorder_max_hold_ns);
 	return mpt_reorder_hold_from_rtts(srtt, n, cfg->reorder_margin_ns,
 					  cfg->reorder_max_hold_ns);
 }
 
-/* Can a repair sent now on v arrive before the receiver gives up on the hole? The
- * hole shows at the receiver when the original would have arrived (sent + one-way
- * delay of its path); the receiver waits hold after that. */
+/* How long after the receiver gives up on a hole the end-to-end transport can repair
+ * it at the earliest: the inner receiver's duplicate ACKs or SACKs cross the tunnel one
+ * way, the retransmission comes back the other way behind what waits in the scheduler
+ * queue now. At least the least smoothed RTT of the up paths plus the age of the
+ * queue's head. */
+static uint64_t e2e_repair_ns(const struct mpt_session *s, uint64_t now)
+{
+	uint64_t least = UINT64_MAX;
+
+	for (unsigned i = 0; i < s->npaths; i++) {
+		const struct mpt_path *p = &s->paths[i];
+
+		if (p->used && p->alive && p->rec.have_rtt)
+			least = MPT_MIN(least, p->rec.srtt_ns);
+	}
+	if (least == UINT64_MAX)
+		least = 0;
+	if (s->squeue.head && now > s->squeue.head->enq_ns)
+		least += now - s->squeue.head->enq_ns;
+	return least;
+}
+
+/* Is a repair sent now on v still worth it? The hole shows at the receiver when the
+ * original would have arrived (sent + one-way delay of its path); the receiver waits
+ * hold after that, then delivers the packets behind the hole, and a repair arriving
+ * later still as a late packet; it is wasted only once the end-to-end retransmission
+ * can be there first (slack: e2e_repair_ns). A dead path's whole window arrives past
+ * the hold when the live path must first make room for it; without the slack it was
+ * dropped here and the inner TCP waited a round trip of its own (through the queue). */
 static bool in_time(const struct mpt_session *s, const struct mpt_pkt *pkt,
-		    const struct mpt_path_view *v, uint64_t hold, uint64_t now)
+		    const struct mpt_path_view *v, uint64_t limit, uint64_t now)
 {
 	const struct mpt_path *orig = &s->paths[pkt->path < s->npaths ? pkt->path : 0];
 	uint64_t owd = orig->rec.have_rtt ? orig->rec.srtt_ns / 2 : 0;
 
-	return now + mpt_arrival_ns(v, v->cwnd, pkt->len) <= pkt->sent_ns + owd + hold;
+	return now + mpt_arrival_ns(v, v->cwnd, pkt->len) <= pkt->sent_ns + owd + limit;
 }
 
 void mpt_session_collect_lost(struct mpt_session *s, struct mpt_path *p, uint64_t now)
@@ -96,11 +138,11 @@ static int soonest(const struct mpt_sched_ctx *ctx, uint32_t len)
 void mpt_session_repair(struct mpt_session *s, struct mpt_path_view *views,
 			const struct mpt_sched_ctx *ctx, uint64_t now)
 {
-	uint64_t hold;
+	uint64_t limit;
 
 	if (!s->rtxq.head)
 		return;
-	hold = mpt_session_hold_ns(s);
+	limit = mpt_session_hold_ns(s) + e2e_repair_ns(s, now);
 	while (s->rtxq.head) {
 		struct mpt_pkt *pkt = s->rtxq.head;
 		int i = soonest(ctx, pkt->len);
@@ -108,7 +150,7 @@ void mpt_session_repair(struct mpt_session *s, struct mpt_path_view *views,
 		if (i < 0)
 			return;			/* no room: an ACK or a timer comes back */
 		mpt_pktq_pop(&s->rtxq);
-		if (!in_time(s, pkt, &views[i], hold, now)) {
+		if (!in_time(s, pkt, &views[i], limit, now)) {
 			s->st.repair_late++;
 			mpt_pkt_put(&s->d->pool, pkt);
 			continue;
@@ -127,9 +169,7 @@ void mpt_session_repair(struct mpt_session *s, struct mpt_path_view *views,
  * queues it meets now): then 1.5 x RFC 9002's initial RTT at least. */
 static uint64_t dead_after(const struct mpt_path *p)
 {
-	uint64_t floor = p->rtt_fresh ? MPT_DEAD_FLOOR_NS : MPT_DEAD_STALE_NS;
-
-	return MPT_MAX(3 * mpt_recovery_pto(&p->rec) / 2, floor);
+	return p->rtt_fresh ? detect_ns(p) : MPT_MAX(detect_ns(p), MPT_DEAD_STALE_NS);
 }
 
 uint64_t mpt_session_dead_deadline(const struct mpt_path *p)
