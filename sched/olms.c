@@ -307,6 +307,22 @@ static void olms_account(struct olms *o, const struct mpt_sched_ctx *ctx, unsign
 	o->decisions++;
 }
 
+/*
+ * Arrival awareness (ours, arrival.h): the rounded set's paths with room that are in
+ * time among all up paths. In time is judged against every up path, not within the
+ * set: a draw that holds only a slow path (a Thompson sample from a fresh posterior)
+ * would otherwise send the packet there, to arrive after the packets behind it on the
+ * fast path, which the receiver then holds. When none of the set is in time the packet
+ * goes to the in-time paths with room (by v, as within a set), or waits for them.
+ */
+static uint32_t olms_in_time(const struct mpt_sched_ctx *ctx, uint32_t set, uint32_t room,
+			     uint32_t len)
+{
+	uint32_t useful = mpt_arrival_useful(ctx, ~0u, NULL, len);
+
+	return set & useful ? set & useful : room & useful;
+}
+
 static uint32_t olms_pick(void *priv, const struct mpt_sched_ctx *ctx,
 			  const struct mpt_pkt_meta *pkt)
 {
@@ -340,8 +356,8 @@ static uint32_t olms_pick(void *priv, const struct mpt_sched_ctx *ctx,
 	for (uint32_t m = set; m; m &= m - 1)
 		o->in_set[__builtin_ctz(m)]++;
 	set &= room;
-	if (o->arrival)		/* ours: the set's slower paths only when in time */
-		set &= mpt_arrival_useful(ctx, set, NULL, pkt->len);
+	if (o->arrival && set)	/* ours: the set's paths only when in time */
+		set = olms_in_time(ctx, set, room, pkt->len);
 	if (!set)
 		goto hold;
 	if (o->choice == OLMS_RANDOM) {
