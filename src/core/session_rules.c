@@ -13,7 +13,15 @@
  *
  * Service: a round gives one packet to every queue that has one and whose scheduler
  * does not hold it; rounds repeat until every queue is empty or held. The start of
- * the round moves one queue on per call, so no queue is always first.
+ * the round moves one queue on per call, so no queue is always first; but the queues
+ * of real-time rules (Ordered = no) come before the others in every round.
+ *
+ * Real-time rules: a voice packet must not wait for the room that bulk traffic
+ * keeps full (a path's window, or its pacer queue). So their schedulers see every
+ * path's window larger by MPT_RT_ALLOWANCE_PKTS full-size packets: bulk stops at
+ * the window and real-time traffic at the window plus that, which bounds what it
+ * adds to a path. Their packets go ahead of the ordered ones waiting in a path's
+ * pacer queue (mpt_pktq_push_ahead, in mpt_session_dispatch).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -253,6 +261,23 @@ static bool server_of(struct mpt_session *s, struct mpt_srules *rl, unsigned i,
 	return true;
 }
 
+/* The pick of sv's scheduler; a real-time rule's sees the windows with the allowance. */
+static uint32_t pick(struct mpt_session *s, const struct server *sv,
+		     struct mpt_sched_ctx *ctx, const struct mpt_pkt_meta *meta)
+{
+	uint64_t allow = (uint64_t)MPT_RT_ALLOWANCE_PKTS * s->d->pool.mtu;
+	uint32_t mask;
+
+	if (!sv->unordered)
+		return sv->ops->pick(sv->priv, ctx, meta);
+	for (unsigned i = 0; i < s->npaths; i++)
+		s->views[i].cwnd += allow;
+	mask = sv->ops->pick(sv->priv, ctx, meta);
+	for (unsigned i = 0; i < s->npaths; i++)
+		s->views[i].cwnd -= allow;
+	return mask;
+}
+
 /* One packet of sv's queue to the paths its scheduler picks; false: held. */
 static bool serve_one(struct mpt_session *s, struct mpt_srules *rl, struct server *sv,
 		      struct mpt_sched_ctx *ctx, uint32_t usable, uint32_t min_fit,
@@ -278,7 +303,7 @@ static bool serve_one(struct mpt_session *s, struct mpt_srules *rl, struct serve
 		return true;
 	}
 	ctx->standing = sv->standing->on;
-	mask = sv->ops->pick(sv->priv, ctx, &pkt->meta) & usable;
+	mask = pick(s, sv, ctx, &pkt->meta) & usable;
 	if (!mask) {
 		sv->st->holds++;
 		s->st.holds++;
@@ -322,13 +347,14 @@ void mpt_rules_schedule(struct mpt_session *s, struct mpt_sched_ctx *ctx, uint32
 	rules_sync(s, rl);
 	nq = rl->nslots + 1;
 	start = rl->turn++ % nq;
-	for (unsigned k = 0; k < nq; k++) {
-		unsigned i = (start + k) % nq;
-		struct server sv;
+	for (unsigned rt = 2; rt-- > 0; )	/* real-time rules' queues first */
+		for (unsigned k = 0; k < nq; k++) {
+			unsigned i = (start + k) % nq;
+			struct server sv;
 
-		if (server_of(s, rl, i, &sv))
-			active[n++] = (uint8_t)i;
-	}
+			if (server_of(s, rl, i, &sv) && sv.unordered == rt)
+				active[n++] = (uint8_t)i;
+		}
 	while (progress && n) {
 		progress = false;
 		for (unsigned k = 0; k < n; ) {
@@ -336,7 +362,8 @@ void mpt_rules_schedule(struct mpt_session *s, struct mpt_sched_ctx *ctx, uint32
 
 			if (!server_of(s, rl, active[k], &sv) ||
 			    !serve_one(s, rl, &sv, ctx, usable, min_fit, now)) {
-				active[k] = active[--n];	/* empty or held: out */
+				/* empty or held: out, the order of the rest kept */
+				memmove(&active[k], &active[k + 1], --n - k);
 				continue;
 			}
 			progress = true;

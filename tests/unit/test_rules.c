@@ -544,6 +544,97 @@ static void test_default_queue_stands(void **state)
 	h_free(&h);
 }
 
+/* A real-time rule (Ordered = no) is not held by a window that bulk traffic keeps
+ * full: its scheduler sees every window MPT_RT_ALLOWANCE_PKTS full-size packets larger,
+ * and no more (the bulk still holds at the window). Without the allowance the voice
+ * rule waited for the bulk's ACKs (atsss-mixed: p99 one-way delay 0.7-1 s). */
+static void test_realtime_past_full_window(void **state)
+{
+	const uint64_t allow = MPT_RT_ALLOWANCE_PKTS * 1500;
+	struct harness h;
+	struct mpt_session *s;
+	struct mpt_sched_ctx ctx;
+	struct mpt_rng rng;
+	unsigned voice = 0;
+
+	h_init(&h, 1, "minrtt", MPT_ROLE_UE);
+	s = &h.d->sessions[0];
+	s->npaths = 2;
+	add_rule(&h, "Name=voice Protocol=udp DestinationPort=5400 Scheduler=redundant "
+		 "Ordered=no", 99);
+	add_rule(&h, "Name=bulk Protocol=udp DestinationPort=80 Scheduler=minrtt", 99);
+	for (int i = 0; i < 60; i++) {
+		send_udp(&h, s, "198.51.100.1", 5400, 46, NULL);
+		send_udp(&h, s, "198.51.100.1", 80, 0, NULL);
+	}
+	views(s, 2, &ctx, &rng);
+	for (unsigned i = 0; i < 2; i++)	/* both windows full */
+		s->views[i].cwnd = s->views[i].in_flight = 20000;
+	mpt_rules_schedule(s, &ctx, 0x3, 1500, 2000);
+	assert_int_equal(s->rules->inst[1]->q.pkts, 60);	/* bulk: held */
+	assert_int_equal(s->rules->inst[0]->q.pkts, 60 - (int)(allow / 128 + 1));
+	for (unsigned p = 0; p < 2; p++) {
+		/* a copy on each path, up to the allowance past the window */
+		assert_true(s->views[p].in_flight > 20000 + allow - 128);
+		assert_true(s->views[p].in_flight < 20000 + allow + 128);
+		for (struct mpt_pkt *k = s->paths[p].txq.head; k; k = k->next)
+			voice += k->unordered;
+	}
+	assert_int_equal(voice, 2 * (allow / 128 + 1));
+	assert_int_equal(s->views[0].cwnd, 20000);	/* the views are left as found */
+	h_free(&h);
+}
+
+/* Real-time packets go ahead of the ordered ones waiting in a path's pacer queue, in
+ * their own order; and with room for one packet, the real-time rule's queue is served
+ * first whichever queue the round starts at. */
+static void test_realtime_first(void **state)
+{
+	struct harness h;
+	struct mpt_session *s;
+	struct mpt_sched_ctx ctx;
+	struct mpt_rng rng;
+	struct mpt_pkt *k;
+	uint64_t udsn0;
+
+	h_init(&h, 1, "rr", MPT_ROLE_UE);
+	s = &h.d->sessions[0];
+	s->npaths = 1;
+	add_rule(&h, "Name=voice Protocol=udp DestinationPort=5400 Scheduler=smallest-delay "
+		 "Ordered=no", 99);
+	for (int i = 0; i < 5; i++)
+		send_udp(&h, s, "198.51.100.1", 3333, 0, NULL);	/* default, ordered */
+	views(s, 1, &ctx, &rng);
+	mpt_rules_schedule(s, &ctx, 0x1, 1500, 2000);
+	assert_int_equal(s->paths[0].txq.pkts, 5);
+	udsn0 = s->next_udsn;
+	for (int i = 0; i < 3; i++)
+		send_udp(&h, s, "198.51.100.1", 5400, 46, NULL);
+	views(s, 1, &ctx, &rng);	/* the rule's first packet refreshed them */
+	mpt_rules_schedule(s, &ctx, 0x1, 1500, 3000);
+	k = s->paths[0].txq.head;
+	for (uint64_t i = 0; i < 3; i++, k = k->next) {
+		assert_true(k->unordered);
+		assert_int_equal(k->dsn, udsn0 + i);
+	}
+	for (; k; k = k->next)
+		assert_false(k->unordered);
+	assert_int_equal(s->paths[0].txq.pkts, 8);
+	/* room for one packet: the voice packet takes it, the bulk one holds */
+	for (unsigned turn = 0; turn < 2; turn++) {
+		unsigned before = s->rules->dq.pkts;
+
+		send_udp(&h, s, "198.51.100.1", 3333, 0, NULL);
+		send_udp(&h, s, "198.51.100.1", 5400, 46, NULL);
+		s->views[0].cwnd = s->views[0].in_flight + 100;
+		s->rules->turn = turn;
+		mpt_rules_schedule(s, &ctx, 0x1, 1500, 4000);
+		assert_int_equal(s->rules->inst[0]->q.pkts, 0);
+		assert_int_equal(s->rules->dq.pkts, before + 1);
+	}
+	h_free(&h);
+}
+
 /* A deleted rule's queued packets go to the default rule: none is lost. */
 static void test_delete_keeps_packets(void **state)
 {
@@ -860,6 +951,8 @@ int main(void)
 		cmocka_unit_test(test_queues_do_not_block),
 		cmocka_unit_test(test_unordered_rule),
 		cmocka_unit_test(test_default_queue_stands),
+		cmocka_unit_test(test_realtime_past_full_window),
+		cmocka_unit_test(test_realtime_first),
 		cmocka_unit_test(test_delete_keeps_packets),
 		cmocka_unit_test(test_queue_limit),
 		cmocka_unit_test(test_ctl_rule),
