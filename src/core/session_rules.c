@@ -11,11 +11,25 @@
  * Flow cache: direct-mapped by the packet's flow hash (pktmeta.h) and DSCP, each
  * entry holding the whole flow key, so a collision is a miss, never a wrong rule.
  *
- * Service: a round gives one packet to every queue that has one and whose scheduler
- * does not hold it; rounds repeat until every queue is empty or held. The start of
- * the round moves one queue on per call, so no queue is always first.
+ * Service: deficit round robin (Shreedhar and Varghese, 1996), so that rules share
+ * the paths' room by bytes, not by packets: a round gives every queue a quantum of
+ * one full-size packet's bytes, and a queue sends packets while the head fits its
+ * credit and its scheduler does not hold it; rounds repeat until every queue is
+ * empty or held. An empty queue loses its credit, a held one keeps at most a
+ * quantum. A call (an ACK freed some room) starts at the first queue the previous
+ * call held before it sent anything, else one queue on, so no queue is always
+ * first; but the queues of real-time rules (Ordered = no) come before the others
+ * in every round.
+ *
+ * Real-time rules: a voice packet must not wait for the room that bulk traffic
+ * keeps full (a path's window, or its pacer queue). So their schedulers see every
+ * path's window larger by MPT_RT_ALLOWANCE_PKTS full-size packets: bulk stops at
+ * the window and real-time traffic at the window plus that, which bounds what it
+ * adds to a path. Their packets go ahead of the ordered ones waiting in a path's
+ * pacer queue (mpt_pktq_push_ahead, in mpt_session_dispatch).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -232,6 +246,7 @@ struct server {
 	struct mpt_rule_stats *st;
 	bool unordered;			/* the rule's Ordered = no */
 	struct mpt_standing *standing;	/* does q stand (ctx->standing, standing.h) */
+	uint32_t *deficit;		/* its credit in the round, bytes */
 };
 
 static bool server_of(struct mpt_session *s, struct mpt_srules *rl, unsigned i,
@@ -241,7 +256,8 @@ static bool server_of(struct mpt_session *s, struct mpt_srules *rl, unsigned i,
 
 	if (i == 0) {
 		*sv = (struct server){ &rl->dq, s->sched, s->sched_priv, &s->next_tick_ns,
-				       &s->d->rules.dflt, false, &s->standing };
+				       &s->d->rules.dflt, false, &s->standing,
+				       &rl->dq_deficit };
 		return rl->dq.head != NULL;
 	}
 	in = rl->inst[i - 1];
@@ -249,8 +265,25 @@ static bool server_of(struct mpt_session *s, struct mpt_srules *rl, unsigned i,
 		return false;
 	*sv = (struct server){ &in->q, in->ops, in->priv, &in->next_tick_ns,
 			       &rl->slot[i - 1]->st, rl->slot[i - 1]->rule.unordered,
-			       &in->standing };
+			       &in->standing, &in->deficit };
 	return true;
+}
+
+/* The pick of sv's scheduler; a real-time rule's sees the windows with the allowance. */
+static uint32_t pick(struct mpt_session *s, const struct server *sv,
+		     struct mpt_sched_ctx *ctx, const struct mpt_pkt_meta *meta)
+{
+	uint64_t allow = (uint64_t)MPT_RT_ALLOWANCE_PKTS * s->d->pool.mtu;
+	uint32_t mask;
+
+	if (!sv->unordered)
+		return sv->ops->pick(sv->priv, ctx, meta);
+	for (unsigned i = 0; i < s->npaths; i++)
+		s->views[i].cwnd += allow;
+	mask = sv->ops->pick(sv->priv, ctx, meta);
+	for (unsigned i = 0; i < s->npaths; i++)
+		s->views[i].cwnd -= allow;
+	return mask;
 }
 
 /* One packet of sv's queue to the paths its scheduler picks; false: held. */
@@ -278,7 +311,7 @@ static bool serve_one(struct mpt_session *s, struct mpt_srules *rl, struct serve
 		return true;
 	}
 	ctx->standing = sv->standing->on;
-	mask = sv->ops->pick(sv->priv, ctx, &pkt->meta) & usable;
+	mask = pick(s, sv, ctx, &pkt->meta) & usable;
 	if (!mask) {
 		sv->st->holds++;
 		s->st.holds++;
@@ -309,40 +342,73 @@ static bool serve_one(struct mpt_session *s, struct mpt_srules *rl, struct serve
 	return true;
 }
 
+/* Queue sv's turn in a round: a quantum more credit, packets while the head fits it.
+ * False when the queue leaves the rounds (empty or held); *sent: a packet left. */
+static bool serve_turn(struct mpt_session *s, struct mpt_srules *rl, struct server *sv,
+		       struct mpt_sched_ctx *ctx, uint32_t usable, uint32_t min_fit,
+		       uint64_t now, bool *sent)
+{
+	uint32_t quantum = s->d->pool.mtu;
+
+	*sv->deficit += quantum;
+	while (sv->q->head && sv->q->head->len <= *sv->deficit) {
+		uint32_t len = sv->q->head->len;
+
+		if (!serve_one(s, rl, sv, ctx, usable, min_fit, now)) {
+			*sv->deficit = MPT_MIN(*sv->deficit, quantum);
+			return false;
+		}
+		*sent = true;
+		*sv->deficit -= len;
+	}
+	if (!sv->q->head)
+		*sv->deficit = 0;
+	return sv->q->head != NULL;
+}
+
 void mpt_rules_schedule(struct mpt_session *s, struct mpt_sched_ctx *ctx, uint32_t usable,
 			uint32_t min_fit, uint64_t now)
 {
 	struct mpt_srules *rl = s->rules;
 	uint8_t active[MPT_RULE_SLOTS + 1];
-	unsigned n = 0, nq, start;
+	unsigned n = 0, nq, start, starved = UINT_MAX;
 	bool progress = true;
 
 	if (!rl || !rl->queued)
 		return;
 	rules_sync(s, rl);
 	nq = rl->nslots + 1;
-	start = rl->turn++ % nq;
-	for (unsigned k = 0; k < nq; k++) {
-		unsigned i = (start + k) % nq;
-		struct server sv;
+	start = rl->turn % nq;
+	for (unsigned rt = 2; rt-- > 0; )	/* real-time rules' queues first */
+		for (unsigned k = 0; k < nq; k++) {
+			unsigned i = (start + k) % nq;
+			struct server sv;
 
-		if (server_of(s, rl, i, &sv))
-			active[n++] = (uint8_t)i;
-	}
+			if (server_of(s, rl, i, &sv) && sv.unordered == rt)
+				active[n++] = (uint8_t)i;
+		}
 	while (progress && n) {
 		progress = false;
 		for (unsigned k = 0; k < n; ) {
 			struct server sv;
+			bool sent = false, has = server_of(s, rl, active[k], &sv);
 
-			if (!server_of(s, rl, active[k], &sv) ||
-			    !serve_one(s, rl, &sv, ctx, usable, min_fit, now)) {
-				active[k] = active[--n];	/* empty or held: out */
+			if (has && serve_turn(s, rl, &sv, ctx, usable, min_fit, now, &sent)) {
+				progress = true;
+				k++;
 				continue;
 			}
-			progress = true;
-			k++;
+			progress |= sent;
+			if (has && sv.q->head && !sent && starved == UINT_MAX)
+				starved = active[k];
+			/* empty or held: out, the order of the rest kept */
+			memmove(&active[k], &active[k + 1], --n - k);
 		}
 	}
+	/* the next call starts at the first queue held before it sent anything (the
+	 * room went to the queues before it), as a round of DRR goes on from where it
+	 * stopped; else one queue on */
+	rl->turn = starved != UINT_MAX ? starved : start + 1;
 }
 
 static uint64_t earliest(uint64_t a, uint64_t b)

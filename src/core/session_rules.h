@@ -24,6 +24,9 @@
 #define MPT_RULE_DEFAULT	0xff			/* slot of the default rule */
 #define MPT_FLOW_CACHE		128			/* entries, a power of two */
 #define MPT_RULES_PUSH_MAX	16384			/* bytes of a pushed rule set */
+#define MPT_RT_ALLOWANCE_PKTS	4	/* a real-time rule (Ordered = no) may fill a
+					 * path's window beyond its cwnd by this many
+					 * full-size packets (session_rules.c) */
 
 /* One rule's scheduler instance in a session. */
 struct mpt_rinst {
@@ -32,6 +35,7 @@ struct mpt_rinst {
 	struct mpt_pktq q;
 	uint64_t next_tick_ns;
 	struct mpt_standing standing;		/* does q stand (standing.h) */
+	uint32_t deficit;			/* credit in the rounds, bytes */
 	uint32_t id;				/* mpt_rule_rt.id */
 };
 
@@ -63,10 +67,11 @@ struct mpt_srules {
 	uint32_t epoch;				/* flow cache entries of another are stale */
 	unsigned nslots;
 	unsigned queued;			/* packets in dq and every instance's q */
-	unsigned turn;				/* where the next round of service starts */
+	unsigned turn;				/* the queue the next call starts at */
 	struct mpt_rule_rt *slot[MPT_RULE_SLOTS];
 	struct mpt_rinst *inst[MPT_RULE_SLOTS];	/* NULL until the rule's first packet */
 	struct mpt_pktq dq;			/* the default rule's queue */
+	uint32_t dq_deficit;			/* its credit in the rounds, bytes */
 	struct mpt_ruleset pushed;		/* UE: the anchor's rules */
 	struct mpt_rules_push push;
 	struct mpt_flow_ent *cache;		/* MPT_FLOW_CACHE, with the first packet */

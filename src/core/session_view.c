@@ -102,6 +102,6 @@ void mpt_session_dispatch(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t m
 		s->st.picks[i]++;
 		s->views[i].in_flight += copy->len;
 		s->views[i].queued_bytes += copy->len;
-		mpt_pktq_push(&s->paths[i].txq, copy);
+		mpt_pktq_push_ahead(&s->paths[i].txq, copy);	/* real-time first */
 	}
 }

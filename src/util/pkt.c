@@ -61,6 +61,25 @@ void mpt_pkt_pool_free(struct mpt_pkt_pool *pool)
 	pool->free = NULL;
 }
 
+void mpt_pktq_push_ahead(struct mpt_pktq *q, struct mpt_pkt *p)
+{
+	struct mpt_pkt *prev = NULL;
+
+	if (!p->unordered || !q->head || (q->tail->unordered)) {
+		mpt_pktq_push(q, p);
+		return;
+	}
+	for (struct mpt_pkt *k = q->head; k && k->unordered; k = k->next)
+		prev = k;
+	p->next = prev ? prev->next : q->head;
+	if (prev)
+		prev->next = p;
+	else
+		q->head = p;
+	q->pkts++;
+	q->bytes += p->len;
+}
+
 struct mpt_pkt *mpt_pktq_take_at(struct mpt_pktq *q, uint64_t offset)
 {
 	struct mpt_pkt *prev = NULL, *p = q->head;

@@ -141,6 +141,12 @@ static inline void mpt_pktq_prepend(struct mpt_pktq *q, struct mpt_pktq *from)
 	from->bytes = 0;
 }
 
+/* Put p after the packets at q's head that are unordered (real-time: a rule with
+ * Ordered = no) and before the first that is not: an unordered p goes ahead of the
+ * ordered traffic queued for a path, in order among its kind. An ordered p goes at
+ * the tail (mpt_pktq_push). */
+void mpt_pktq_push_ahead(struct mpt_pktq *q, struct mpt_pkt *p);
+
 /* Remove and return the packet at byte offset `offset` of q: the first packet whose end
  * lies beyond it (the tail when q is shorter); NULL when q is empty. */
 struct mpt_pkt *mpt_pktq_take_at(struct mpt_pktq *q, uint64_t offset);

@@ -135,16 +135,17 @@ static void add_rule(struct harness *h, const char *spec, unsigned pos)
 		fail_msg("add '%s': %s", spec, err);
 }
 
-/* Enqueue one UDP packet as tunio.c does. */
-static void send_udp(struct harness *h, struct mpt_session *s, const char *dst,
-		     uint16_t dport, uint8_t dscp, struct mpt_pkt_info *info_out)
+/* Enqueue one UDP packet of payload bytes as tunio.c does. */
+static void send_udp_len(struct harness *h, struct mpt_session *s, const char *dst,
+			 uint16_t dport, uint8_t dscp, size_t payload,
+			 struct mpt_pkt_info *info_out)
 {
 	struct mpt_pkt *p = mpt_pkt_alloc(&h->d->pool);
 	struct mpt_pkt_info info;
 	const char *why;
 
 	assert_non_null(p);
-	p->len = (uint32_t)udp4(p->data, "10.7.0.2", dst, 40000, dport, dscp, 100);
+	p->len = (uint32_t)udp4(p->data, "10.7.0.2", dst, 40000, dport, dscp, payload);
 	assert_int_equal(mpt_pktmeta_parse(&h->key, p->data, p->len, &info, &why), 0);
 	p->meta = info.meta;
 	if (info_out)
@@ -152,6 +153,12 @@ static void send_udp(struct harness *h, struct mpt_session *s, const char *dst,
 	assert_true(mpt_rules_active(s, &h->d->rules));
 	if (!mpt_rules_enqueue(s, p, &info, 1000))
 		mpt_session_enqueue(s, p, 1000);
+}
+
+static void send_udp(struct harness *h, struct mpt_session *s, const char *dst,
+		     uint16_t dport, uint8_t dscp, struct mpt_pkt_info *info_out)
+{
+	send_udp_len(h, s, dst, dport, dscp, 100, info_out);
 }
 
 /* Views of n paths with room; cost i. */
@@ -544,6 +551,133 @@ static void test_default_queue_stands(void **state)
 	h_free(&h);
 }
 
+/* A real-time rule (Ordered = no) is not held by a window that bulk traffic keeps
+ * full: its scheduler sees every window MPT_RT_ALLOWANCE_PKTS full-size packets larger,
+ * and no more (the bulk still holds at the window). Without the allowance the voice
+ * rule waited for the bulk's ACKs (atsss-mixed: p99 one-way delay 0.7-1 s). */
+static void test_realtime_past_full_window(void **state)
+{
+	const uint64_t allow = MPT_RT_ALLOWANCE_PKTS * 1500;
+	struct harness h;
+	struct mpt_session *s;
+	struct mpt_sched_ctx ctx;
+	struct mpt_rng rng;
+	unsigned voice = 0;
+
+	h_init(&h, 1, "minrtt", MPT_ROLE_UE);
+	s = &h.d->sessions[0];
+	s->npaths = 2;
+	add_rule(&h, "Name=voice Protocol=udp DestinationPort=5400 Scheduler=redundant "
+		 "Ordered=no", 99);
+	add_rule(&h, "Name=bulk Protocol=udp DestinationPort=80 Scheduler=minrtt", 99);
+	for (int i = 0; i < 60; i++) {
+		send_udp(&h, s, "198.51.100.1", 5400, 46, NULL);
+		send_udp(&h, s, "198.51.100.1", 80, 0, NULL);
+	}
+	views(s, 2, &ctx, &rng);
+	for (unsigned i = 0; i < 2; i++)	/* both windows full */
+		s->views[i].cwnd = s->views[i].in_flight = 20000;
+	mpt_rules_schedule(s, &ctx, 0x3, 1500, 2000);
+	assert_int_equal(s->rules->inst[1]->q.pkts, 60);	/* bulk: held */
+	assert_int_equal(s->rules->inst[0]->q.pkts, 60 - (int)(allow / 128 + 1));
+	for (unsigned p = 0; p < 2; p++) {
+		/* a copy on each path, up to the allowance past the window */
+		assert_true(s->views[p].in_flight > 20000 + allow - 128);
+		assert_true(s->views[p].in_flight < 20000 + allow + 128);
+		for (struct mpt_pkt *k = s->paths[p].txq.head; k; k = k->next)
+			voice += k->unordered;
+	}
+	assert_int_equal(voice, 2 * (allow / 128 + 1));
+	assert_int_equal(s->views[0].cwnd, 20000);	/* the views are left as found */
+	h_free(&h);
+}
+
+/* Real-time packets go ahead of the ordered ones waiting in a path's pacer queue, in
+ * their own order; and with room for one packet, the real-time rule's queue is served
+ * first whichever queue the round starts at. */
+static void test_realtime_first(void **state)
+{
+	struct harness h;
+	struct mpt_session *s;
+	struct mpt_sched_ctx ctx;
+	struct mpt_rng rng;
+	struct mpt_pkt *k;
+	uint64_t udsn0;
+
+	h_init(&h, 1, "rr", MPT_ROLE_UE);
+	s = &h.d->sessions[0];
+	s->npaths = 1;
+	add_rule(&h, "Name=voice Protocol=udp DestinationPort=5400 Scheduler=smallest-delay "
+		 "Ordered=no", 99);
+	for (int i = 0; i < 5; i++)
+		send_udp(&h, s, "198.51.100.1", 3333, 0, NULL);	/* default, ordered */
+	views(s, 1, &ctx, &rng);
+	mpt_rules_schedule(s, &ctx, 0x1, 1500, 2000);
+	assert_int_equal(s->paths[0].txq.pkts, 5);
+	udsn0 = s->next_udsn;
+	for (int i = 0; i < 3; i++)
+		send_udp(&h, s, "198.51.100.1", 5400, 46, NULL);
+	views(s, 1, &ctx, &rng);	/* the rule's first packet refreshed them */
+	mpt_rules_schedule(s, &ctx, 0x1, 1500, 3000);
+	k = s->paths[0].txq.head;
+	for (uint64_t i = 0; i < 3; i++, k = k->next) {
+		assert_true(k->unordered);
+		assert_int_equal(k->dsn, udsn0 + i);
+	}
+	for (; k; k = k->next)
+		assert_false(k->unordered);
+	assert_int_equal(s->paths[0].txq.pkts, 8);
+	/* room for one packet: the voice packet takes it, the bulk one holds */
+	for (unsigned turn = 0; turn < 2; turn++) {
+		unsigned before = s->rules->dq.pkts;
+
+		send_udp(&h, s, "198.51.100.1", 3333, 0, NULL);
+		send_udp(&h, s, "198.51.100.1", 5400, 46, NULL);
+		s->views[0].cwnd = s->views[0].in_flight + 100;
+		s->rules->turn = turn;
+		mpt_rules_schedule(s, &ctx, 0x1, 1500, 4000);
+		assert_int_equal(s->rules->inst[0]->q.pkts, 0);
+		assert_int_equal(s->rules->dq.pkts, before + 1);
+	}
+	h_free(&h);
+}
+
+/* Rules share a full path's room by bytes (deficit round robin), not by packets: a
+ * rule of 100-byte packets next to one of 1400-byte packets gets about as many bytes
+ * through. Served a packet each per round, it got 1 byte in 8 or less. */
+static void test_queues_share_bytes(void **state)
+{
+	struct harness h;
+	struct mpt_session *s;
+	struct mpt_sched_ctx ctx;
+	struct mpt_rng rng;
+	uint64_t small, big;
+
+	h_init(&h, 1, "rr", MPT_ROLE_UE);
+	s = &h.d->sessions[0];
+	s->npaths = 1;
+	h.d->cfg.queue_limit = 1000;
+	add_rule(&h, "Name=small Protocol=udp DestinationPort=1000 Scheduler=rr", 99);
+	add_rule(&h, "Name=big Protocol=udp DestinationPort=2000 Scheduler=rr", 99);
+	for (int i = 0; i < 600; i++)
+		send_udp_len(&h, s, "198.51.100.1", 1000, 0, 72, NULL);	/* 100 bytes */
+	for (int i = 0; i < 60; i++)
+		send_udp_len(&h, s, "198.51.100.1", 2000, 0, 1372, NULL);	/* 1400 */
+	views(s, 1, &ctx, &rng);
+	/* each call has a packet's room (an ACK freed it): 20 calls */
+	for (int call = 0; call < 20; call++) {
+		s->views[0].cwnd = s->views[0].in_flight + 1400;
+		mpt_rules_schedule(s, &ctx, 0x1, 1500, 2000 + (uint64_t)call);
+	}
+	small = h.d->rules.r[0].st.path_bytes[0];
+	big = h.d->rules.r[1].st.path_bytes[0];
+	assert_true(small > 0 && big > 0);
+	if (small * 10 < big * 8 || small * 10 > big * 12)
+		fail_msg("bytes: small %llu, big %llu", (unsigned long long)small,
+			 (unsigned long long)big);
+	h_free(&h);
+}
+
 /* A deleted rule's queued packets go to the default rule: none is lost. */
 static void test_delete_keeps_packets(void **state)
 {
@@ -860,6 +994,9 @@ int main(void)
 		cmocka_unit_test(test_queues_do_not_block),
 		cmocka_unit_test(test_unordered_rule),
 		cmocka_unit_test(test_default_queue_stands),
+		cmocka_unit_test(test_realtime_past_full_window),
+		cmocka_unit_test(test_realtime_first),
+		cmocka_unit_test(test_queues_share_bytes),
 		cmocka_unit_test(test_delete_keeps_packets),
 		cmocka_unit_test(test_queue_limit),
 		cmocka_unit_test(test_ctl_rule),
