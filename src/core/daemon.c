@@ -109,7 +109,7 @@ static int open_tun(struct mpt_daemon *d, char *err, size_t errlen)
 	const struct mpt_config *cfg = &d->cfg;
 	int ret;
 
-	ret = mpt_tun_open(&d->tun, cfg->tun_name, d->inner_mtu);
+	ret = mpt_tun_open(&d->tun, cfg->tun_name, d->inner_mtu, cfg->tun_offload);
 	if (ret < 0) {
 		snprintf(err, errlen, "TUN '%s': %s", cfg->tun_name, strerror(-ret));
 		return ret;
@@ -376,7 +376,17 @@ static int alloc_batches(struct mpt_daemon *d)
 	d->txb.buf = malloc(d->txb.cap);
 	d->rx.buf = malloc((size_t)MPT_RX_BATCH * MPT_RX_BUF);
 	d->rx.ctl = malloc((size_t)MPT_RX_BATCH * MPT_RX_CTL);
-	return !d->txb.buf || !d->rx.buf || !d->rx.ctl ? -ENOMEM : 0;
+	d->tun_buf = malloc(MPT_TUN_BUF);
+	return !d->txb.buf || !d->rx.buf || !d->rx.ctl || !d->tun_buf ? -ENOMEM : 0;
+}
+
+static void free_batches(struct mpt_daemon *d)
+{
+	free(d->txb.buf);
+	free(d->rx.buf);
+	free(d->rx.ctl);
+	free(d->tun_buf);
+	d->txb.buf = d->rx.buf = d->rx.ctl = d->tun_buf = NULL;
 }
 
 /* UE: the netlink monitor of the paths' devices. */
@@ -485,10 +495,7 @@ fail_sockets:
 	close_sockets(d);
 	mpt_tun_close(&d->tun);
 fail_pool:
-	free(d->txb.buf);
-	free(d->rx.buf);
-	free(d->rx.ctl);
-	d->txb.buf = d->rx.buf = d->rx.ctl = NULL;
+	free_batches(d);
 	mpt_pkt_pool_free(&d->pool);
 fail_cfg:
 	mpt_ruleset_free(&d->rules);
@@ -511,10 +518,7 @@ void mpt_daemon_stop(struct mpt_daemon *d)
 	close_sockets(d);
 	ev_io_stop(d->loop, &d->tun_io);
 	mpt_tun_close(&d->tun);
-	free(d->txb.buf);
-	free(d->rx.buf);
-	free(d->rx.ctl);
-	d->txb.buf = d->rx.buf = d->rx.ctl = NULL;
+	free_batches(d);
 	mpt_pkt_pool_free(&d->pool);
 	mpt_ruleset_free(&d->rules);
 	mpt_config_free(&d->cfg);

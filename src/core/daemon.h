@@ -25,7 +25,10 @@
 #define MPT_RX_BATCH		32
 #define MPT_RX_BUF		65536	/* one message: a datagram or a UDP GRO run */
 #define MPT_RX_CTL		64	/* control data of one message (UDP_GRO) */
-#define MPT_TUN_BATCH		64
+#define MPT_TUN_BATCH		64	/* reads of the TUN per readable event ... */
+#define MPT_TUN_SEGS		256	/* ... and at most this many packets, segments
+					 * of super-packets included */
+#define MPT_TUN_BUF		65536	/* one read: a super-packet of up to 64 KiB */
 #define MPT_MAX_SESSIONS	65535	/* session index lives in the low 16 bits of
 					 * our keypair indices */
 
@@ -47,6 +50,9 @@ struct mpt_daemon_stats {
 	uint64_t truncated;			/* datagram larger than our buffers */
 	uint64_t tun_no_session;		/* TUN packet for no established session */
 	uint64_t tun_bad_packet;		/* TUN packet that does not parse */
+	uint64_t tun_gso_pkts;			/* TUN super-packets segmented ... */
+	uint64_t tun_gso_segs;			/* ... into this many packets */
+	uint64_t tun_gso_bad;			/* TUN packet refused by proto/gso */
 	uint64_t pool_exhausted;
 	uint64_t icmp_errors;			/* read from the sockets' error queues */
 	uint64_t reloads, reload_errors;
@@ -73,6 +79,8 @@ struct mpt_daemon {
 
 	struct mpt_tun tun;
 	ev_io tun_io;
+	uint8_t *tun_buf;			/* MPT_TUN_BUF: a read, cut up into pool
+						 * buffers (proto/gso.h) */
 	int listen_fd;				/* anchor */
 	ev_io listen_io;
 	int path_fd[MPT_MAX_PATHS];		/* UE: one socket per configured path */
