@@ -389,6 +389,25 @@ ssize_t mpt_tun_read(struct mpt_tun *t, struct mpt_vnet_hdr *vh, void *buf, size
 	return n - (ssize_t)sizeof(h);
 }
 
+ssize_t mpt_tun_write_vnet(struct mpt_tun *t, const struct mpt_vnet_hdr *vh, const void *pkt,
+			   size_t len)
+{
+	uint8_t h[MPT_VNET_HDR_LEN];
+	struct iovec iov[2] = { { h, sizeof(h) }, { (void *)pkt, len } };
+	ssize_t n;
+
+	if (!t->vnet)
+		return -EINVAL;
+	h[0] = vh->flags;
+	h[1] = vh->gso_type;
+	memcpy(h + 2, &vh->hdr_len, 2);
+	memcpy(h + 4, &vh->gso_size, 2);
+	memcpy(h + 6, &vh->csum_start, 2);
+	memcpy(h + 8, &vh->csum_offset, 2);
+	n = writev(t->fd, iov, 2);
+	return n < 0 ? -errno : n - (ssize_t)sizeof(h);
+}
+
 ssize_t mpt_tun_write(struct mpt_tun *t, const void *pkt, size_t len)
 {
 	static const uint8_t zero[MPT_VNET_HDR_LEN];	/* no GSO, checksums complete */

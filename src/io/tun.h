@@ -5,7 +5,8 @@
  * TunOffload, the default) also IFF_VNET_HDR and TUNSETOFFLOAD (checksum, TSO4/6 with
  * ECN, and USO4/6 where the kernel has it): a read may return a TCP or UDP super-packet
  * of up to 64 KiB behind a virtio-net header, which the caller cuts up (proto/gso.h);
- * writes carry a zero header (no GSO, checksums complete). When the kernel refuses the
+ * writes carry a zero header (no GSO, checksums complete) or, through
+ * mpt_tun_write_vnet, a TCP super-packet coalesced by proto/gro.h. When the kernel refuses the
  * offloads the device is opened as without them (logged at info level). Link, address and route
  * configuration go through libnl-route-3 (RTM_NEWLINK/NEWADDR/NEWROUTE), never
  * through a shell.
@@ -60,5 +61,8 @@ void mpt_tun_close(struct mpt_tun *t);
  * -EAGAIN when none is ready / the queue is full, else -errno. */
 ssize_t mpt_tun_read(struct mpt_tun *t, struct mpt_vnet_hdr *vh, void *buf, size_t len);
 ssize_t mpt_tun_write(struct mpt_tun *t, const void *pkt, size_t len);
+/* With vnet only: pkt behind the header *vh (a GSO super-packet); -EINVAL without. */
+ssize_t mpt_tun_write_vnet(struct mpt_tun *t, const struct mpt_vnet_hdr *vh, const void *pkt,
+			   size_t len);
 
 #endif

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 /* Segmentation of the TUN's super-packets and checksum completion: see gso.h. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -8,70 +7,17 @@
 
 #include <mptund/wire.h>
 
+#include "csum.h"
 #include "gso.h"
 
 #define TCP_FIN	0x01
 #define TCP_PSH	0x08
 #define TCP_CWR	0x80
 
-/*
- * The Internet checksum (RFC 1071) of src[0..n) added to acc, copying to dst on the
- * way when dst is not NULL. The sum runs over native-endian words, which gives the
- * byte-swapped sum on a little-endian host (RFC 1071 2(B)); csum_fold turns it back.
- * Each piece summed into one accumulator must start at an even offset of the packet.
- */
-static inline uint64_t sum_copy(uint8_t *dst, const uint8_t *src, size_t n, uint64_t acc)
-{
-	for (; n >= 8; n -= 8, src += 8) {
-		uint64_t w;
-
-		memcpy(&w, src, 8);
-		if (dst) {
-			memcpy(dst, &w, 8);
-			dst += 8;
-		}
-		acc += (uint32_t)w;
-		acc += w >> 32;
-	}
-	for (; n >= 2; n -= 2, src += 2) {
-		uint16_t w;
-
-		memcpy(&w, src, 2);
-		if (dst) {
-			memcpy(dst, &w, 2);
-			dst += 2;
-		}
-		acc += w;
-	}
-	if (n) {
-		uint8_t b[2] = { src[0], 0 };
-		uint16_t w;
-
-		memcpy(&w, b, 2);
-		if (dst)
-			dst[0] = src[0];
-		acc += w;
-	}
-	return acc;
-}
-
-/* The folded sum as a big-endian value, complemented: what goes on the wire. */
+/* What goes on the wire: the folded sum, complemented. */
 static uint16_t csum_fold(uint64_t acc)
 {
-	while (acc >> 16)
-		acc = (acc & 0xffff) + (acc >> 16);
-	return (uint16_t)~ntohs((uint16_t)acc);
-}
-
-/* The pseudo-header of pkt (an IPv4 or IPv6 header) for proto and l4len bytes. */
-static uint64_t pseudo_sum(const uint8_t *pkt, uint8_t family, uint8_t proto,
-			   uint32_t l4len)
-{
-	uint64_t acc = htons(proto) + (uint64_t)htons((uint16_t)l4len);
-
-	if (family == 4)
-		return sum_copy(NULL, pkt + 12, 8, acc);
-	return sum_copy(NULL, pkt + 8, 32, acc);
+	return (uint16_t)~mpt_csum_fold16(acc);
 }
 
 static int fail(const char **why, const char *what)
@@ -195,7 +141,7 @@ static void segment_ip(const struct mpt_gso *g, uint32_t i, uint8_t *out, uint32
 	mpt_put_u16(out + 2, (uint16_t)seglen);
 	mpt_put_u16(out + 4, (uint16_t)(mpt_get_u16(g->pkt + 4) + i));
 	out[10] = out[11] = 0;
-	mpt_put_u16(out + 10, csum_fold(sum_copy(NULL, out, g->l4, 0)));
+	mpt_put_u16(out + 10, csum_fold(mpt_csum_copy(NULL, out, g->l4, 0)));
 }
 
 static uint32_t segment_gso(const struct mpt_gso *g, uint32_t i, uint8_t *out)
@@ -221,9 +167,9 @@ static uint32_t segment_gso(const struct mpt_gso *g, uint32_t i, uint8_t *out)
 		mpt_put_u16(l4 + 4, (uint16_t)(seglen - g->l4));
 	}
 	l4[pos] = l4[pos + 1] = 0;
-	acc = pseudo_sum(out, g->family, g->proto, seglen - g->l4);
-	acc = sum_copy(NULL, l4, g->hlen - g->l4, acc);
-	acc = sum_copy(out + g->hlen, g->pkt + off, plen, acc);
+	acc = mpt_csum_pseudo(out, g->family, g->proto, seglen - g->l4);
+	acc = mpt_csum_copy(NULL, l4, g->hlen - g->l4, acc);
+	acc = mpt_csum_copy(out + g->hlen, g->pkt + off, plen, acc);
 	c = csum_fold(acc);
 	if (!c && g->proto == IPPROTO_UDP)
 		c = 0xffff;			/* 0 means "no checksum" in UDP */
@@ -243,7 +189,7 @@ uint32_t mpt_gso_segment(const struct mpt_gso *g, uint32_t i, uint8_t *out)
 	}
 	/* the field holds the pseudo-header's sum: sum on from csum_start over it */
 	memcpy(out, g->pkt, g->csum_start);
-	c = csum_fold(sum_copy(out + g->csum_start, g->pkt + g->csum_start,
+	c = csum_fold(mpt_csum_copy(out + g->csum_start, g->pkt + g->csum_start,
 			       g->len - g->csum_start, 0));
 	mpt_put_u16(out + g->csum_pos, c ? c : 0xffff);
 	return g->len;

@@ -13,7 +13,9 @@
  * segments (proto/gso) must carry exactly the bytes sent with checksums right by an
  * independent RFC 1071 sum. The SYN-ACK written with the zero header must be taken
  * (the connect completes). Without offload every read is one packet of at most the
- * MTU with a complete checksum.
+ * MTU with a complete checksum. The other way, three segments from the peer coalesced
+ * by proto/gro and written as one super-packet (a partial checksum behind the header)
+ * must reach the socket intact.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,6 +37,7 @@
 
 #include <mptund/wire.h>
 
+#include "gro.h"
 #include "gso.h"
 #include "tun.h"
 
@@ -179,6 +182,71 @@ static void send_data(int fd)
 	assert_int_equal(send(fd, data, SENT, 0), SENT);
 }
 
+/* The peer's segment k of 3 (1000 bytes each, PSH on the last) to the client's port,
+ * with a right checksum; its length. */
+static size_t peer_segment(uint8_t *p, const uint8_t *syn, uint32_t isn, int k)
+{
+	size_t len = 40 + MSS;
+
+	memset(p, 0, 40);
+	p[0] = 0x45;
+	mpt_put_u16(p + 2, (uint16_t)len);
+	mpt_put_u16(p + 4, (uint16_t)(500 + k));
+	p[6] = 0x40;
+	p[8] = 64;
+	p[9] = 6;
+	memcpy(p + 12, syn + 16, 4);
+	memcpy(p + 16, syn + 12, 4);
+	mpt_put_u16(p + 10, (uint16_t)~fold(sum16(0, p, 20)));
+	mpt_put_u16(p + 20, 5201);
+	memcpy(p + 22, syn + 20, 2);
+	mpt_put_u32(p + 24, 7001 + (uint32_t)k * MSS);
+	mpt_put_u32(p + 28, isn + 1);
+	p[32] = 5 << 4;
+	p[33] = k == 2 ? 0x18 : 0x10;
+	mpt_put_u16(p + 34, 65535);
+	for (size_t i = 0; i < MSS; i++)
+		p[40 + i] = sent_byte(k * MSS + i + 7);
+	mpt_put_u16(p + 36, (uint16_t)~fold(sum16(sum16(6 + (uint32_t)(len - 20), p + 12, 8),
+						  p + 20, len - 20)));
+	return len;
+}
+
+/* Three peer segments, coalesced into one write: the socket reads their bytes. */
+static void check_coalesced_write(struct mpt_tun *t, int fd, const uint8_t *hdr,
+				  uint32_t isn)
+{
+	static uint8_t seg[3][MTU], run[MPT_GRO_MAX], got[3 * MSS + 1];
+	struct mpt_gro g = { .buf = run };
+	struct mpt_vnet_hdr vh;
+	size_t have = 0;
+	uint32_t len;
+
+	for (int k = 0; k < 3; k++) {
+		size_t n = peer_segment(seg[k], hdr, isn, k);
+
+		assert_true(k ? mpt_gro_add(&g, seg[k], (uint32_t)n) :
+				mpt_gro_start(&g, seg[k], (uint32_t)n));
+	}
+	len = mpt_gro_finish(&g, &vh);
+	assert_int_equal(len, 40 + 3 * MSS);
+	assert_int_equal(vh.gso_type, MPT_VNET_GSO_TCPV4);
+	assert_int_equal(mpt_tun_write_vnet(t, &vh, run, len), len);
+	for (int i = 0; i < 200 && have < 3 * MSS; i++) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&pfd, 1, 10) != 1)
+			continue;
+		n = recv(fd, got + have, sizeof(got) - have, 0);
+		if (n > 0)
+			have += (size_t)n;
+	}
+	assert_int_equal(have, 3 * MSS);
+	for (size_t i = 0; i < have; i++)
+		assert_int_equal(got[i], sent_byte(i + 7));
+}
+
 static void test_offload_tso(void **state)
 {
 	static uint8_t buf[65536], seg[MTU];
@@ -221,6 +289,7 @@ static void test_offload_tso(void **state)
 		}
 	}
 	assert_true(super);
+	check_coalesced_write(&t, fd, seg, isn);
 	close(fd);
 	mpt_tun_close(&t);
 }
