@@ -51,9 +51,12 @@ check "TCP uplink flow completes" [ $up_ok -eq 0 ]
 # TunOffload (default on): the sender's TSO super-packets, each cut once by the UE
 check "the UE's TUN hands over TSO super-packets, cut into segments" \
 	bash -c "$MPTCTL -s $TMP/ue.sock stats | grep -Eq 'daemon.tun_gso_segs +[1-9]'"
+check "the anchor coalesces the uplink's segments into super-packet writes" \
+	bash -c "$MPTCTL -s $TMP/anchor.sock stats | grep -Eq 'daemon.tun_gro_segs +[1-9]'"
 check "no TUN packet refused by the segmentation, on either side" bash -c "
 	! $MPTCTL -s $TMP/ue.sock stats | grep -Eq 'daemon.drop_tun_gso_pkts +[1-9]' &&
-	! $MPTCTL -s $TMP/anchor.sock stats | grep -Eq 'daemon.drop_tun_gso_pkts +[1-9]'"
+	! $MPTCTL -s $TMP/anchor.sock stats | grep -Eq 'daemon.drop_tun_gso_pkts +[1-9]' &&
+	! $MPTCTL -s $TMP/anchor.sock stats | grep -Eq 'daemon.tun_gro_write_errors +[1-9]'"
 log "uplink bytes on p1=$d1 p2=$d2"
 check "uplink traffic uses both paths (each >= 20% of the total)" \
 	[ $((d1 * 5)) -ge $((d1 + d2)) -a $((d2 * 5)) -ge $((d1 + d2)) ]
