@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The TUN side of the data path: read a batch of inner packets into pool buffers (with
- * the TUN's offloads, super-packets cut into segments by proto/gso), classify each (flow hash, DSCP, ECN, destination), find its session (the UE has
- * one; the anchor finds the UE whose AllowedIPs hold the destination) and queue it;
- * and the reorder buffer's release callback, which writes packets to the TUN.
+ * the TUN's offloads, super-packets cut into segments by proto/gso), classify each
+ * (flow hash, DSCP, ECN, destination), find its session (the UE has one; the anchor
+ * finds the UE whose AllowedIPs hold the destination) and queue it. Writing to the
+ * TUN: tunout.c.
  */
 #include <errno.h>
 #include <string.h>

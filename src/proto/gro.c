@@ -45,8 +45,8 @@ static bool same_headers(const struct mpt_gro *g, const uint8_t *pkt)
 	const uint8_t *a = g->buf, *t = g->buf + g->l4, *u = pkt + g->l4;
 
 	if (g->family == 4) {
-		if (memcmp(a, pkt, 2) || memcmp(a + 6, pkt + 6, 4) || memcmp(a + 12, pkt + 12, 8) ||
-		    mpt_get_u16(pkt + 4) != g->next_id)
+		if (memcmp(a, pkt, 2) || memcmp(a + 6, pkt + 6, 4) ||
+		    memcmp(a + 12, pkt + 12, 8) || mpt_get_u16(pkt + 4) != g->next_id)
 			return false;
 	} else if (memcmp(a, pkt, 4) || memcmp(a + 6, pkt + 6, 34)) {
 		return false;
