@@ -244,6 +244,14 @@ enum mpt_ctl_kind {
 	X("session.#.reorder.resyncs", COUNTER, "DSN space restarts") \
 	X("daemon.rx_datagrams", COUNTER, "datagrams received") \
 	X("daemon.drop_tun_bad_pkts", COUNTER, "TUN packets dropped: they do not parse") \
+	X("daemon.tun_offload", INFO, "TUN offloads the kernel took (TUN_F_* bits; 0: none)") \
+	X("daemon.tun_gso_pkts", COUNTER, "TUN super-packets (TSO/USO) cut into segments") \
+	X("daemon.tun_gso_segs", COUNTER, "segments cut from TUN super-packets") \
+	X("daemon.drop_tun_gso_pkts", COUNTER, \
+	  "TUN packets dropped: a virtio-net header or GSO the daemon cannot follow") \
+	X("daemon.tun_gro_pkts", COUNTER, "TCP super-packets written to the TUN (coalesced)") \
+	X("daemon.tun_gro_segs", COUNTER, "packets coalesced into them") \
+	X("daemon.tun_gro_write_errors", COUNTER, "packets of coalesced runs the TUN refused") \
 	X("daemon.reloads", COUNTER, "configuration reloads applied") \
 	X("daemon.reload_errors", COUNTER, "configuration reloads refused") \
 	MPT_CTL_RULE_KEYS(X, "rule.#", "steering rule") \

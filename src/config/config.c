@@ -348,6 +348,7 @@ static void set_defaults(struct mpt_config *cfg)
 	cfg->cipher = MPT_CIPHER_CHACHA20_POLY1305;
 	cfg->recovery = MPT_RECOVERY_RETRANSMIT;
 	cfg->clamp_mss = true;
+	cfg->tun_offload = true;
 	cfg->probe_interval_ns = 200 * MPT_NSEC_PER_MSEC;
 	cfg->probe_miss_limit = 5;
 	cfg->queue_limit = 1024;

@@ -43,6 +43,7 @@ static const struct cfg_key interface_keys[] = {
 	IF("ReorderMargin", T_MS, reorder_margin_ns, .min = 0, .max = SEC(1)),
 	IF("Recovery", T_RECOVERY, recovery),
 	IF("ClampMSS", T_BOOL, clamp_mss),
+	IF("TunOffload", T_BOOL, tun_offload),
 	IF("RekeyAfterTime", T_SEC, rekey_after_ns, .min = SEC(10), .max = SEC(86400)),
 	IF("RekeyAfterPackets", T_U64, rekey_after_packets, .min = 1024,
 	   .max = 1ULL << 60),

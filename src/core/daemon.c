@@ -16,6 +16,14 @@
 
 #define CONTAINER(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
+/* Before the loop waits: the TCP run coalesced for the TUN goes out (tunout.c). */
+static void tun_flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	mpt_tun_flush(CONTAINER(w, struct mpt_daemon, tun_flush_w));
+}
+
 static void tun_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	mpt_tun_readable(CONTAINER(w, struct mpt_daemon, tun_io));
@@ -109,7 +117,7 @@ static int open_tun(struct mpt_daemon *d, char *err, size_t errlen)
 	const struct mpt_config *cfg = &d->cfg;
 	int ret;
 
-	ret = mpt_tun_open(&d->tun, cfg->tun_name, d->inner_mtu);
+	ret = mpt_tun_open(&d->tun, cfg->tun_name, d->inner_mtu, cfg->tun_offload);
 	if (ret < 0) {
 		snprintf(err, errlen, "TUN '%s': %s", cfg->tun_name, strerror(-ret));
 		return ret;
@@ -237,6 +245,8 @@ static void start_watchers(struct mpt_daemon *d)
 {
 	ev_io_init(&d->tun_io, tun_cb, d->tun.fd, EV_READ);
 	ev_io_start(d->loop, &d->tun_io);
+	ev_prepare_init(&d->tun_flush_w, tun_flush_cb);
+	ev_prepare_start(d->loop, &d->tun_flush_w);
 	if (d->listen_fd >= 0) {
 		ev_io_init(&d->listen_io, listen_cb, d->listen_fd, EV_READ);
 		ev_io_start(d->loop, &d->listen_io);
@@ -376,7 +386,21 @@ static int alloc_batches(struct mpt_daemon *d)
 	d->txb.buf = malloc(d->txb.cap);
 	d->rx.buf = malloc((size_t)MPT_RX_BATCH * MPT_RX_BUF);
 	d->rx.ctl = malloc((size_t)MPT_RX_BATCH * MPT_RX_CTL);
-	return !d->txb.buf || !d->rx.buf || !d->rx.ctl ? -ENOMEM : 0;
+	d->tun_buf = malloc(MPT_TUN_BUF);
+	d->gro.buf = malloc(MPT_GRO_MAX);
+	return !d->txb.buf || !d->rx.buf || !d->rx.ctl || !d->tun_buf || !d->gro.buf ?
+	       -ENOMEM : 0;
+}
+
+static void free_batches(struct mpt_daemon *d)
+{
+	free(d->txb.buf);
+	free(d->rx.buf);
+	free(d->rx.ctl);
+	free(d->tun_buf);
+	free(d->gro.buf);
+	d->txb.buf = d->rx.buf = d->rx.ctl = d->tun_buf = d->gro.buf = NULL;
+	d->gro.len = 0;
 }
 
 /* UE: the netlink monitor of the paths' devices. */
@@ -485,10 +509,7 @@ fail_sockets:
 	close_sockets(d);
 	mpt_tun_close(&d->tun);
 fail_pool:
-	free(d->txb.buf);
-	free(d->rx.buf);
-	free(d->rx.ctl);
-	d->txb.buf = d->rx.buf = d->rx.ctl = NULL;
+	free_batches(d);
 	mpt_pkt_pool_free(&d->pool);
 fail_cfg:
 	mpt_ruleset_free(&d->rules);
@@ -510,11 +531,10 @@ void mpt_daemon_stop(struct mpt_daemon *d)
 	}
 	close_sockets(d);
 	ev_io_stop(d->loop, &d->tun_io);
+	ev_prepare_stop(d->loop, &d->tun_flush_w);
+	mpt_tun_flush(d);
 	mpt_tun_close(&d->tun);
-	free(d->txb.buf);
-	free(d->rx.buf);
-	free(d->rx.ctl);
-	d->txb.buf = d->rx.buf = d->rx.ctl = NULL;
+	free_batches(d);
 	mpt_pkt_pool_free(&d->pool);
 	mpt_ruleset_free(&d->rules);
 	mpt_config_free(&d->cfg);

@@ -20,12 +20,16 @@
 #include "ruleset.h"
 #include "session.h"
 #include "siphash.h"
+#include "gro.h"
 #include "tun.h"
 
 #define MPT_RX_BATCH		32
 #define MPT_RX_BUF		65536	/* one message: a datagram or a UDP GRO run */
 #define MPT_RX_CTL		64	/* control data of one message (UDP_GRO) */
-#define MPT_TUN_BATCH		64
+#define MPT_TUN_BATCH		64	/* reads of the TUN per readable event ... */
+#define MPT_TUN_SEGS		256	/* ... and at most this many packets, segments
+					 * of super-packets included */
+#define MPT_TUN_BUF		65536	/* one read: a super-packet of up to 64 KiB */
 #define MPT_MAX_SESSIONS	65535	/* session index lives in the low 16 bits of
 					 * our keypair indices */
 
@@ -47,6 +51,12 @@ struct mpt_daemon_stats {
 	uint64_t truncated;			/* datagram larger than our buffers */
 	uint64_t tun_no_session;		/* TUN packet for no established session */
 	uint64_t tun_bad_packet;		/* TUN packet that does not parse */
+	uint64_t tun_gso_pkts;			/* TUN super-packets segmented ... */
+	uint64_t tun_gso_segs;			/* ... into this many packets */
+	uint64_t tun_gso_bad;			/* TUN packet refused by proto/gso */
+	uint64_t tun_gro_pkts;			/* super-packets written to the TUN ... */
+	uint64_t tun_gro_segs;			/* ... coalesced from this many packets */
+	uint64_t tun_gro_write_errors;		/* packets of runs the TUN refused */
 	uint64_t pool_exhausted;
 	uint64_t icmp_errors;			/* read from the sockets' error queues */
 	uint64_t reloads, reload_errors;
@@ -73,6 +83,11 @@ struct mpt_daemon {
 
 	struct mpt_tun tun;
 	ev_io tun_io;
+	uint8_t *tun_buf;			/* MPT_TUN_BUF: a read, cut up into pool
+						 * buffers (proto/gso.h) */
+	struct mpt_gro gro;			/* the TCP run being coalesced for the
+						 * TUN (tunout.c) */
+	ev_prepare tun_flush_w;			/* writes it before the loop waits */
 	int listen_fd;				/* anchor */
 	ev_io listen_io;
 	int path_fd[MPT_MAX_PATHS];		/* UE: one socket per configured path */
@@ -148,6 +163,10 @@ void mpt_daemon_on_ptb(struct mpt_daemon *d, int fd, int path_hint,
 		       uint64_t now);
 /* TUN reading and writing (tunio.c). */
 void mpt_tun_readable(struct mpt_daemon *d);
+/* An in-order inner packet to the TUN, maybe held to coalesce (tunout.c): 0 or -errno. */
+int mpt_tun_out(struct mpt_daemon *d, const uint8_t *pkt, uint32_t len);
+/* Write the run being coalesced, if any. */
+void mpt_tun_flush(struct mpt_daemon *d);
 /* The reorder buffer's delivery: an in-order packet to the TUN (session_rx.c). */
 void mpt_tun_deliver(void *arg, uint64_t dsn, void *pkt, uint32_t len,
 		     enum mpt_reorder_why why);

@@ -69,6 +69,8 @@ static const char *needs_restart(const struct mpt_config *o, const struct mpt_co
 		return "Route";
 	if (mpt_config_inner_mtu(o) != mpt_config_inner_mtu(n))
 		return "MTU/OuterMTU";
+	if (o->tun_offload != n->tun_offload)
+		return "TunOffload";
 	if (!SAME(listen))
 		return "ListenPort/ListenAddress";
 	if (o->cipher != n->cipher)

@@ -299,7 +299,7 @@ void mpt_tun_deliver(void *arg, uint64_t dsn, void *pkt, uint32_t len,
 
 	if (s->clamp_mtu && d->cfg.clamp_mss && mpt_mss_clamp(p->data, p->len, s->clamp_mtu))
 		s->st.mss_clamped++;
-	if (mpt_tun_write(&d->tun, p->data, p->len) < 0) {
+	if (mpt_tun_out(d, p->data, p->len) < 0) {
 		s->st.tun_write_errors++;
 	} else {
 		s->st.tun_tx_pkts++;

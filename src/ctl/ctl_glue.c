@@ -453,6 +453,15 @@ static int h_dump(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *
 	mpt_ctl_outf(out, "daemon.rx_datagrams=%llu", (unsigned long long)d->st.rx_datagrams);
 	mpt_ctl_outf(out, "daemon.drop_tun_bad_pkts=%llu",
 		     (unsigned long long)d->st.tun_bad_packet);
+	mpt_ctl_outf(out, "daemon.tun_offload=%u", d->tun.offload);
+	mpt_ctl_outf(out, "daemon.tun_gso_pkts=%llu", (unsigned long long)d->st.tun_gso_pkts);
+	mpt_ctl_outf(out, "daemon.tun_gso_segs=%llu", (unsigned long long)d->st.tun_gso_segs);
+	mpt_ctl_outf(out, "daemon.drop_tun_gso_pkts=%llu",
+		     (unsigned long long)d->st.tun_gso_bad);
+	mpt_ctl_outf(out, "daemon.tun_gro_pkts=%llu", (unsigned long long)d->st.tun_gro_pkts);
+	mpt_ctl_outf(out, "daemon.tun_gro_segs=%llu", (unsigned long long)d->st.tun_gro_segs);
+	mpt_ctl_outf(out, "daemon.tun_gro_write_errors=%llu",
+		     (unsigned long long)d->st.tun_gro_write_errors);
 	mpt_ctl_outf(out, "daemon.reloads=%llu", (unsigned long long)d->st.reloads);
 	mpt_ctl_outf(out, "daemon.reload_errors=%llu", (unsigned long long)d->st.reload_errors);
 	mpt_ctl_outf(out, "daemon.pool_free=%u", mpt_pkt_pool_avail(&d->pool));

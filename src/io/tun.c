@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <netlink/addr.h>
@@ -16,6 +17,7 @@
 #include <netlink/route/route.h>
 #include <netlink/socket.h>
 
+#include "gso.h"
 #include "log.h"
 #include "nlerr.h"
 #include "tun.h"
@@ -86,9 +88,82 @@ out:
 	return err;
 }
 
-int mpt_tun_open(struct mpt_tun *t, const char *name, uint32_t mtu)
+#ifndef TUN_F_USO4
+#define TUN_F_USO4	0x20	/* Linux 6.2: UDP segmentation offload */
+#define TUN_F_USO6	0x40
+#endif
+
+/* Create (attach to) the device, with a virtio-net header on every packet when vnet. */
+static int attach(struct mpt_tun *t, const char *name, bool vnet)
 {
 	struct ifreq ifr;
+	int err;
+
+	t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (t->fd < 0) {
+		err = -errno;
+		log_warn("tun %s: open /dev/net/tun", name);
+		return err;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TUN | IFF_NO_PI | (vnet ? IFF_VNET_HDR : 0);
+	memcpy(ifr.ifr_name, t->name, sizeof(t->name));
+	if (ioctl(t->fd, TUNSETIFF, &ifr) < 0) {
+		err = -errno;
+		log_warn("tun '%s': TUNSETIFF", name);
+		return err;
+	}
+	memcpy(t->name, ifr.ifr_name, IFNAMSIZ);
+	t->name[IFNAMSIZ - 1] = '\0';
+	t->vnet = vnet;
+	return 0;
+}
+
+/*
+ * TSO/USO super-packets and unfinished checksums from the kernel (proto/gso.h). The
+ * kernel may refuse USO (before 6.2) or every offload: then the device is created
+ * again without the virtio-net header, which would only cost bytes per packet.
+ */
+static int attach_offload(struct mpt_tun *t, const char *name)
+{
+	static const unsigned sets[] = {
+		TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN | TUN_F_USO4 | TUN_F_USO6,
+		TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN,
+	};
+	unsigned features = 0;
+	int vlen = MPT_VNET_HDR_LEN;
+	int err;
+
+	t->fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	if (t->fd >= 0 && ioctl(t->fd, TUNGETFEATURES, &features) < 0)
+		features = 0;
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+	if (!(features & IFF_VNET_HDR)) {
+		log_info("tun %s: no TUN offloads (no IFF_VNET_HDR)", name);
+		return attach(t, name, false);
+	}
+	err = attach(t, name, true);
+	if (err < 0)
+		return err;
+	if (ioctl(t->fd, TUNSETVNETHDRSZ, &vlen) == 0)
+		for (unsigned i = 0; i < MPT_ARRAY_SIZE(sets); i++)
+			if (ioctl(t->fd, TUNSETOFFLOAD, (unsigned long)sets[i]) == 0) {
+				t->offload = sets[i];
+				return 0;
+			}
+	log_info("tun %s: the kernel refuses TUN offloads (%s): one read per packet",
+		 t->name, strerror(errno));
+	close(t->fd);
+	t->fd = -1;
+	t->vnet = false;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	return attach(t, name, false);
+}
+
+int mpt_tun_open(struct mpt_tun *t, const char *name, uint32_t mtu, bool offload)
+{
 	int err;
 
 	memset(t, 0, sizeof(*t));
@@ -98,22 +173,9 @@ int mpt_tun_open(struct mpt_tun *t, const char *name, uint32_t mtu)
 		return -EINVAL;
 	}
 	snprintf(t->name, sizeof(t->name), "%s", name);
-	t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (t->fd < 0) {
-		err = -errno;
-		log_warn("tun %s: open /dev/net/tun", name);
-		return err;
-	}
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
-	memcpy(ifr.ifr_name, t->name, sizeof(t->name));
-	if (ioctl(t->fd, TUNSETIFF, &ifr) < 0) {
-		err = -errno;
-		log_warn("tun '%s': TUNSETIFF", name);
+	err = offload ? attach_offload(t, name) : attach(t, name, false);
+	if (err < 0)
 		goto fail;
-	}
-	memcpy(t->name, ifr.ifr_name, IFNAMSIZ);
-	t->name[IFNAMSIZ - 1] = '\0';
 	/* a device left persistent by someone else would outlive us */
 	if (ioctl(t->fd, TUNSETPERSIST, 0) < 0) {
 		err = -errno;
@@ -301,16 +363,58 @@ void mpt_tun_close(struct mpt_tun *t)
 	t->fd = -1;
 }
 
-ssize_t mpt_tun_read(struct mpt_tun *t, void *buf, size_t len)
+ssize_t mpt_tun_read(struct mpt_tun *t, struct mpt_vnet_hdr *vh, void *buf, size_t len)
 {
-	ssize_t n = read(t->fd, buf, len);
+	uint8_t h[MPT_VNET_HDR_LEN];
+	struct iovec iov[2] = { { h, sizeof(h) }, { buf, len } };
+	ssize_t n;
 
-	return n < 0 ? -errno : n;
+	if (!t->vnet) {
+		memset(vh, 0, sizeof(*vh));
+		n = read(t->fd, buf, len);
+		return n < 0 ? -errno : n;
+	}
+	n = readv(t->fd, iov, 2);
+	if (n < 0)
+		return -errno;
+	if (n < (ssize_t)sizeof(h))
+		return -EINVAL;
+	/* struct virtio_net_hdr: u8 flags, u8 gso_type, then four u16 in host order */
+	vh->flags = h[0];
+	vh->gso_type = h[1];
+	memcpy(&vh->hdr_len, h + 2, 2);
+	memcpy(&vh->gso_size, h + 4, 2);
+	memcpy(&vh->csum_start, h + 6, 2);
+	memcpy(&vh->csum_offset, h + 8, 2);
+	return n - (ssize_t)sizeof(h);
+}
+
+ssize_t mpt_tun_write_vnet(struct mpt_tun *t, const struct mpt_vnet_hdr *vh, const void *pkt,
+			   size_t len)
+{
+	uint8_t h[MPT_VNET_HDR_LEN];
+	struct iovec iov[2] = { { h, sizeof(h) }, { (void *)pkt, len } };
+	ssize_t n;
+
+	if (!t->vnet)
+		return -EINVAL;
+	h[0] = vh->flags;
+	h[1] = vh->gso_type;
+	memcpy(h + 2, &vh->hdr_len, 2);
+	memcpy(h + 4, &vh->gso_size, 2);
+	memcpy(h + 6, &vh->csum_start, 2);
+	memcpy(h + 8, &vh->csum_offset, 2);
+	n = writev(t->fd, iov, 2);
+	return n < 0 ? -errno : n - (ssize_t)sizeof(h);
 }
 
 ssize_t mpt_tun_write(struct mpt_tun *t, const void *pkt, size_t len)
 {
-	ssize_t n = write(t->fd, pkt, len);
+	static const uint8_t zero[MPT_VNET_HDR_LEN];	/* no GSO, checksums complete */
+	struct iovec iov[2] = { { (void *)zero, sizeof(zero) }, { (void *)pkt, len } };
+	ssize_t n = t->vnet ? writev(t->fd, iov, 2) : write(t->fd, pkt, len);
 
-	return n < 0 ? -errno : n;
+	if (n < 0)
+		return -errno;
+	return t->vnet ? n - (ssize_t)sizeof(zero) : n;
 }

@@ -48,6 +48,15 @@ ip netns exec $NS_UE iperf3 -c 10.2.0.2 -t 3 -C cubic -J > "$TMP/up.json" 2>&1
 up_ok=$?
 d1=$(( $(tx_bytes $NS_UE ue1) - b1 )); d2=$(( $(tx_bytes $NS_UE ue2) - b2 ))
 check "TCP uplink flow completes" [ $up_ok -eq 0 ]
+# TunOffload (default on): the sender's TSO super-packets, each cut once by the UE
+check "the UE's TUN hands over TSO super-packets, cut into segments" \
+	bash -c "$MPTCTL -s $TMP/ue.sock stats | grep -Eq 'daemon.tun_gso_segs +[1-9]'"
+check "the anchor coalesces the uplink's segments into super-packet writes" \
+	bash -c "$MPTCTL -s $TMP/anchor.sock stats | grep -Eq 'daemon.tun_gro_segs +[1-9]'"
+check "no TUN packet refused by the segmentation, on either side" bash -c "
+	! $MPTCTL -s $TMP/ue.sock stats | grep -Eq 'daemon.drop_tun_gso_pkts +[1-9]' &&
+	! $MPTCTL -s $TMP/anchor.sock stats | grep -Eq 'daemon.drop_tun_gso_pkts +[1-9]' &&
+	! $MPTCTL -s $TMP/anchor.sock stats | grep -Eq 'daemon.tun_gro_write_errors +[1-9]'"
 log "uplink bytes on p1=$d1 p2=$d2"
 check "uplink traffic uses both paths (each >= 20% of the total)" \
 	[ $((d1 * 5)) -ge $((d1 + d2)) -a $((d2 * 5)) -ge $((d1 + d2)) ]

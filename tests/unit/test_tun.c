@@ -147,8 +147,8 @@ static void test_tun_netmon(void **state)
 		skip();
 
 	assert_int_equal(mpt_netmon_open(&nm, &ops, &ev), 0);
-	assert_int_equal(mpt_tun_open(&t, "a-name-far-too-long", 1400), -EINVAL);
-	assert_int_equal(mpt_tun_open(&t, TUN_NAME, 1400), 0);
+	assert_int_equal(mpt_tun_open(&t, "a-name-far-too-long", 1400, false), -EINVAL);
+	assert_int_equal(mpt_tun_open(&t, TUN_NAME, 1400, false), 0);
 	ev.ifindex = t.ifindex;
 	assert_string_equal(t.name, TUN_NAME);
 	assert_true(t.fd >= 0);
