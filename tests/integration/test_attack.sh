@@ -197,7 +197,12 @@ npath=$(grep -oE '^session\.0\.path\.[0-9]+\.' "$TMP/ue3-stats" | sort -u | wc -
 log "D (rogue anchor, unknown path ids): $(cat "$TMP/atk-D"); UE3 dropped ${sbad:-0} as session.0.drop.bad-path-id, ${dbad:-0} as daemon.drop.bad-path-id; paths in its stats: $npath"
 check "D: the rogue anchor completed a handshake with UE3 ($(fig inits "$TMP/atk-D") init(s))" \
 	[ "$(fig inits "$TMP/atk-D")" -ge 1 ]
-check "D: UE3 lives" kill -0 "$UE3_PID"
+ue3_lives() { # the process is there, is no zombie, and its control socket answers
+	kill -0 "$UE3_PID" 2>/dev/null &&
+		! grep -q '^State:.*Z' "/proc/$UE3_PID/status" 2>/dev/null &&
+		timeout 2 "$MPTCTL" -s "$TMP/ue3.sock" status >/dev/null 2>&1
+}
+check "D: UE3 lives (its process and its control socket answer)" ue3_lives
 check "D: ids 1-7 dropped as session.0.drop.bad-path-id (${sbad:-0} of ${inr:-?})" \
 	[ "${sbad:-0}" -eq "${inr:-1}" ]
 check "D: ids 8-255 dropped as daemon.drop.bad-path-id (${dbad:-0} of ${oor:-?})" \
