@@ -291,10 +291,8 @@ int mpt_path_socket_open(const struct mpt_path_config *pc, char *err, size_t err
 int mpt_path_sendto_addr(const struct mpt_path *p, const uint8_t *buf, size_t len,
 			 const struct sockaddr_storage *dst, socklen_t dstlen)
 {
-	ssize_t n = sendto(p->fd, buf, len, MSG_DONTWAIT, (const struct sockaddr *)dst,
-			   dstlen);
-
-	return n < 0 ? -errno : 0;
+	return mpt_local_sendto(p->fd, buf, len, (const struct sockaddr *)dst, dstlen,
+				&p->local);
 }
 
 int mpt_path_sendto(const struct mpt_path *p, const uint8_t *buf, size_t len)

@@ -30,6 +30,7 @@
 #include "pkt.h"
 #include "plpmtud.h"
 #include "recovery.h"
+#include "udp_local.h"
 
 #define MPT_PATH_RING		32768	/* packets trackable in flight per path */
 #define MPT_TX_BATCH		44	/* 44 x 1443 B fills one 64 KiB GSO send */
@@ -45,6 +46,10 @@ struct mpt_txbatch {
 	unsigned n;
 	uint8_t *buf;			/* sealed datagrams, cap bytes */
 	size_t off, cap;
+	union {				/* the source address pin (udp_local.h) */
+		char buf[MPT_LOCAL_CMSG_SPACE];
+		struct cmsghdr align;
+	} ctl;
 };
 
 struct mpt_path_stats {
@@ -85,6 +90,8 @@ struct mpt_path {
 	int fd;				/* UE: own socket; anchor: the listen socket */
 	struct sockaddr_storage remote;
 	socklen_t remote_len;
+	struct mpt_local local;		/* anchor: the address the UE's datagrams on this
+					 * path arrive at; every reply leaves from it */
 	struct mpt_pathval pv;		/* a new address under validation */
 
 	/* liveness */

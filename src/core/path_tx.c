@@ -2,7 +2,8 @@
 /*
  * A path's send side on the socket: the batch of sealed datagrams goes out in UDP GSO
  * runs where the kernel and route take them, the rest with sendmmsg; a datagram the
- * local stack refuses as too big is a signal for the path's MTU discovery.
+ * local stack refuses as too big is a signal for the path's MTU discovery. On the
+ * anchor every send carries the path's source address pin (udp_local.h).
  */
 #include <errno.h>
 #include <netinet/udp.h>
@@ -55,16 +56,21 @@ static unsigned send_mmsg(struct mpt_path *p, struct mpt_txbatch *b, unsigned fr
 static int send_gso(struct mpt_path *p, struct mpt_txbatch *b, unsigned from, unsigned n,
 		    uint16_t seg)
 {
-	char cbuf[CMSG_SPACE(sizeof(uint16_t))] = { 0 };
+	union {
+		char buf[CMSG_SPACE(sizeof(uint16_t)) + MPT_LOCAL_CMSG_SPACE];
+		struct cmsghdr align;
+	} cbuf;
 	struct msghdr mh = {
 		.msg_name = &p->remote,
 		.msg_namelen = p->remote_len,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
+		.msg_control = cbuf.buf,
+		.msg_controllen = CMSG_SPACE(sizeof(uint16_t)),
 		.msg_iovlen = 1,
 	};
 	struct iovec iov = { .iov_base = b->iov[from].iov_base, .iov_len = 0 };
 	struct cmsghdr *cm;
+
+	memset(&cbuf, 0, sizeof(cbuf));
 
 	for (unsigned i = from; i < from + n; i++)	/* contiguous: sealed in order */
 		iov.iov_len += b->iov[i].iov_len;
@@ -74,6 +80,8 @@ static int send_gso(struct mpt_path *p, struct mpt_txbatch *b, unsigned from, un
 	cm->cmsg_type = UDP_SEGMENT;
 	cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
 	memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+	mh.msg_controllen += mpt_local_cmsg(&p->local, cbuf.buf + CMSG_SPACE(sizeof(uint16_t)),
+					    MPT_LOCAL_CMSG_SPACE);
 	if (sendmsg(p->fd, &mh, MSG_DONTWAIT) < 0)
 		return -errno;
 	p->st.tx_pkts += n;
@@ -89,7 +97,15 @@ void mpt_path_batch_send(struct mpt_path *p, struct mpt_txbatch *b,
 			 struct mpt_pkt_pool *pool, const char *owner)
 {
 	unsigned i = 0, left = 0;
+	size_t ctl_len;
 
+	memset(&b->ctl, 0, sizeof(b->ctl));
+	ctl_len = mpt_local_cmsg(&p->local, b->ctl.buf, sizeof(b->ctl.buf));
+	for (i = 0; i < b->n; i++) {
+		b->msg[i].msg_hdr.msg_control = ctl_len ? b->ctl.buf : NULL;
+		b->msg[i].msg_hdr.msg_controllen = ctl_len;
+	}
+	i = 0;
 	while (i < b->n) {
 		size_t seg = b->iov[i].iov_len, bytes = seg;
 		unsigned n = 1;

@@ -154,11 +154,12 @@ void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now)
 void mpt_session_flush(struct mpt_session *s, uint64_t now);
 /* An authenticated transport packet (already opened); buf holds the datagram.
  * newest: its packet number is the highest the path's keypair has seen (only such a
- * packet may move the path's endpoint to a new address). */
+ * packet may move the path's endpoint to a new address, or the local address it
+ * arrived at, the source of the path's replies). */
 void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 			 const struct mpt_hdr *h, struct mpt_pkt *p, const uint8_t *frames,
 			 size_t len, const struct sockaddr_storage *from, socklen_t fromlen,
-			 bool newest, uint64_t now);
+			 const struct mpt_local *local, bool newest, uint64_t now);
 
 /* Keys. */
 int mpt_session_install_keypair(struct mpt_session *s, struct mpt_keypair *kp,
