@@ -168,6 +168,8 @@ void mpt_path_restart(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t no
 	p->next_pn = 1;
 	p->alive = false;
 	p->next_probe_ns = now;
+	p->probe_ivl_ns = 0;
+	p->probe_sent_ns = 0;
 	mpt_pathval_reset(&p->pv);
 }
 

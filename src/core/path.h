@@ -10,6 +10,9 @@
  * down until the next proof (packets merely arriving from the peer do not count: a
  * path can die in one direction only). The UE also takes a path
  * down at once when netlink says its device went down or lost its address.
+ * On the UE an idle path's probe interval doubles with each answered PROBE, up to
+ * IdleProbeInterval, and the miss limit counts those longer intervals; data on the
+ * path ends the backoff at once (session_timer.c).
  */
 #ifndef MPTUND_PATH_H
 #define MPTUND_PATH_H
@@ -106,6 +109,9 @@ struct mpt_path {
 	uint64_t alive_since_ns;	/* when it last became alive */
 	bool rtt_fresh;			/* an RTT sample since then */
 	uint64_t next_probe_ns;
+	uint64_t probe_ivl_ns;		/* UE: the interval now (doubles while idle) */
+	uint64_t probe_sent_ns;		/* the latest PROBE of the timer */
+	uint64_t judged_from_ns;	/* liveness counted from here (backoff reset) */
 	uint32_t probe_seq;
 
 	/* sender */

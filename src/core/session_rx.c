@@ -170,6 +170,7 @@ static void on_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt **
 	pkt->dsn = f->u.data.dsn;
 	p->st.data_rx++;
 	mpt_session_note_activity(s, now);
+	mpt_session_data_seen(s, now);
 	if (!source_allowed(s, pkt->data, pkt->len)) {
 		s->st.spoofed++;
 		mpt_pkt_put(&d->pool, pkt);

@@ -152,6 +152,7 @@ static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt 
 		return;
 	}
 	p->st.data_tx++;
+	mpt_session_data_seen(s, now);
 	mpt_pacer_on_send(&p->pacer, p->cc.pacing_rate, (uint32_t)ret, now);
 	b->iov[b->n].iov_base = b->buf + b->off;
 	b->iov[b->n].iov_len = (size_t)ret;
@@ -473,7 +474,7 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now)
 	if (cfg->role == MPT_ROLE_UE) {
 		at = earliest(at, s->hs_next_ns);
 		if (s->cur.valid && !s->hs.pending && s->last_auth_rx_ns)
-			at = earliest(at, s->last_auth_rx_ns + mpt_session_silent_ns(cfg));
+			at = earliest(at, mpt_session_silent_deadline(s));
 		if (s->cur.valid && !s->hs.pending)
 			at = earliest(at, s->cur.created_ns + MPT_MIN(cfg->rekey_after_ns,
 							MPT_REKEY_AFTER_TIME_MAX_NS));
