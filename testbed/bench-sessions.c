@@ -5,7 +5,8 @@
  *
  *   bench-sessions keys N
  *       prints the public keys of UEs 0..N-1 (fixed: derived from the index)
- *   bench-sessions run ANCHOR_IP:PORT ANCHOR_PUBKEY SRC_BASE N [WINDOW [PROBE_MS]]
+ *   bench-sessions run ANCHOR_IP:PORT ANCHOR_PUBKEY SRC_BASE N [WINDOW [PROBE_MS
+ *                      [PROBE_MAX_MS]]]
  *       UE i sends its handshake init from SRC_BASE + 1 + i (an IPv4 address the
  *       caller assigned), at most WINDOW (default 64) handshakes outstanding; on the
  *       response it derives the keys and sends one authenticated PROBE on path 0,
@@ -13,7 +14,9 @@
  *       "sessions=N handshakes_per_s=X seconds=Y" and then keeps the sockets open
  *       (the sessions idle) until killed; with PROBE_MS > 0 each UE goes on sending a
  *       PROBE on path 0 every PROBE_MS, as an idle mptund UE does (ProbeInterval),
- *       and answers the anchor's PROBEs with a PROBE_ACK (the path stays up).
+ *       and answers the anchor's PROBEs with a PROBE_ACK (the path stays up). With
+ *       PROBE_MAX_MS > PROBE_MS the interval doubles after each round up to
+ *       PROBE_MAX_MS, as an idle mptund UE's does (IdleProbeInterval).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -147,9 +150,9 @@ static int open_socket(struct in_addr src)
 }
 
 static int cmd_run(const char *endpoint, const char *pub64, const char *base, unsigned n,
-		   unsigned window, unsigned probe_ms)
+		   unsigned window, unsigned probe_ms, unsigned probe_max_ms)
 {
-	uint64_t next_probe = 0;
+	uint64_t next_probe = 0, ivl_ms = probe_ms;
 	struct sockaddr_in to = { .sin_family = AF_INET };
 	uint8_t anchor_pub[32];
 	struct in_addr src;
@@ -229,9 +232,13 @@ static int cmd_run(const char *endpoint, const char *pub64, const char *base, un
 		if (probe_ms && now >= next_probe) {
 			for (unsigned i = 0; i < n; i++)
 				send_probe(&ues[i], &to);
-			next_probe = now + (uint64_t)probe_ms * MPT_NSEC_PER_MSEC;
+			next_probe = now + ivl_ms * MPT_NSEC_PER_MSEC;
+			if (2 * ivl_ms <= probe_max_ms)
+				ivl_ms *= 2;
+			else if (ivl_ms < probe_max_ms)
+				ivl_ms = probe_max_ms;
 		}
-		if (poll(pfd, n, probe_ms ? (int)probe_ms : 1000) > 0)
+		if (poll(pfd, n, probe_ms ? (int)MPT_MIN(ivl_ms, 1000) : 1000) > 0)
 			for (unsigned i = 0; i < n; i++) {
 				uint8_t buf[2048];
 				ssize_t len;
@@ -249,12 +256,13 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "keys"))
 		return cmd_keys((unsigned)atoi(argv[2]));
-	if (argc >= 6 && argc <= 8 && !strcmp(argv[1], "run"))
+	if (argc >= 6 && argc <= 9 && !strcmp(argv[1], "run"))
 		return cmd_run(argv[2], argv[3], argv[4], (unsigned)atoi(argv[5]),
 			       argc >= 7 ? (unsigned)atoi(argv[6]) : 64,
-			       argc == 8 ? (unsigned)atoi(argv[7]) : 0);
+			       argc >= 8 ? (unsigned)atoi(argv[7]) : 0,
+			       argc == 9 ? (unsigned)atoi(argv[8]) : 0);
 	fprintf(stderr, "usage: bench-sessions keys N\n"
 		"       bench-sessions run ANCHOR_IP:PORT ANCHOR_PUBKEY SRC_BASE N [WINDOW "
-		"[PROBE_MS]]\n");
+		"[PROBE_MS [PROBE_MAX_MS]]]\n");
 	return 2;
 }

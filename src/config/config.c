@@ -351,6 +351,7 @@ static void set_defaults(struct mpt_config *cfg)
 	cfg->tun_offload = true;
 	cfg->probe_interval_ns = 200 * MPT_NSEC_PER_MSEC;
 	cfg->probe_miss_limit = 5;
+	cfg->idle_probe_max_ns = 15 * MPT_NSEC_PER_SEC;
 	cfg->queue_limit = 1024;
 	cfg->reorder_buffer = 1024;
 	cfg->reorder_max_hold_ns = 250 * MPT_NSEC_PER_MSEC;

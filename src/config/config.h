@@ -126,6 +126,8 @@ struct mpt_config {
 
 	uint64_t probe_interval_ns;	/* default 200 ms */
 	uint32_t probe_miss_limit;	/* default 5 */
+	uint64_t idle_probe_max_ns;	/* UE: idle paths' probe interval backs off to
+					 * this; default 15 s */
 	uint32_t queue_limit;		/* scheduler queue, packets; default 1024 */
 	uint32_t reorder_buffer;	/* packets; default 1024 */
 	uint64_t reorder_max_hold_ns;	/* cap on the adaptive hold; default 100 ms */

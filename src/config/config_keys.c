@@ -37,6 +37,7 @@ static const struct cfg_key interface_keys[] = {
 	IF("ControlGroup", T_IDENT, ctl_group, .size = 32, .unset = "(not set: owner only)"),
 	IF("ProbeInterval", T_MS, probe_interval_ns, .min = MS(10), .max = SEC(60)),
 	IF("ProbeMissLimit", T_U32, probe_miss_limit, .min = 1, .max = 1000),
+	IF("IdleProbeInterval", T_MS, idle_probe_max_ns, .min = MS(10), .max = SEC(3600)),
 	IF("QueueLimit", T_U32, queue_limit, .min = 16, .max = 1048576),
 	IF("ReorderBuffer", T_U32, reorder_buffer, .min = 16, .max = 65536),
 	IF("ReorderMaxHold", T_MS, reorder_max_hold_ns, .min = 0, .max = SEC(10)),

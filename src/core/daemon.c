@@ -165,6 +165,10 @@ static int open_sockets(struct mpt_daemon *d, char *err, size_t errlen)
 			snprintf(err, errlen, "ListenPort: binding %s: %s", addr, strerror(errno));
 			return ret;
 		}
+		/* replies leave from the address each UE path sends to (udp_local.h) */
+		if (mpt_local_enable(d->listen_fd, l.ss_family) < 0)
+			log_warn("listen socket: IP_PKTINFO/IPV6_RECVPKTINFO: replies leave "
+				 "from the address routing picks");
 		return 0;
 	}
 	for (unsigned i = 0; i < cfg->npaths; i++) {

@@ -25,7 +25,7 @@
 
 #define MPT_RX_BATCH		32
 #define MPT_RX_BUF		65536	/* one message: a datagram or a UDP GRO run */
-#define MPT_RX_CTL		64	/* control data of one message (UDP_GRO) */
+#define MPT_RX_CTL		128	/* control data of one message (UDP_GRO, PKTINFO) */
 #define MPT_TUN_BATCH		64	/* reads of the TUN per readable event ... */
 #define MPT_TUN_SEGS		256	/* ... and at most this many packets, segments
 					 * of super-packets included */
@@ -145,7 +145,7 @@ void mpt_daemon_notify_status(struct mpt_daemon *d, bool ready);
 void mpt_hs_ue_start(struct mpt_session *s, uint64_t now);
 void mpt_hs_on_datagram(struct mpt_daemon *d, int type, uint8_t *buf, size_t len,
 			int fd, const struct sockaddr_storage *from, socklen_t fromlen,
-			int path_hint, uint64_t now);
+			const struct mpt_local *local, int path_hint, uint64_t now);
 /* Receiver indices (rxindex.c): a new one for session_idx, 32 bits from getrandom,
  * registered in d->idxmap (0 if none could be made); the session that owns index. */
 uint32_t mpt_hs_new_index(struct mpt_daemon *d, unsigned session_idx);
@@ -154,7 +154,7 @@ struct mpt_session *mpt_daemon_session_by_index(struct mpt_daemon *d, uint32_t i
 /* Datagram reception (rx.c). */
 void mpt_rx_datagram(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, size_t len,
 		     int fd, const struct sockaddr_storage *from, socklen_t fromlen,
-		     int path_hint, uint64_t now);
+		     const struct mpt_local *local, int path_hint, uint64_t now);
 void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint);
 /* An ICMP too big (or a local EMSGSIZE) for a datagram sent from fd to `to`, from a
  * socket's error queue: a hint for that path's MTU discovery (session_pmtu.c). */

@@ -168,7 +168,7 @@ static int lookup_peer(void *arg, const uint8_t pub[MPT_KEY_BYTES], void **peer,
 
 static void anchor_send_cookie(struct mpt_daemon *d, const uint8_t *init, int fd,
 			       const struct sockaddr_storage *from, socklen_t fromlen,
-			       uint64_t now)
+			       const struct mpt_local *local, uint64_t now)
 {
 	uint8_t nonce[MPT_COOKIE_NONCE_LEN], out[MPT_COOKIE_REPLY_LEN];
 
@@ -180,12 +180,13 @@ static void anchor_send_cookie(struct mpt_daemon *d, const uint8_t *init, int fd
 			     nonce, now) < 0)
 		return;
 	/* 64 bytes for 148: no amplification; a failed send is the flood's problem */
-	(void)!mpt_udp_sendto(fd, out, sizeof(out), (const struct sockaddr *)from, fromlen);
+	(void)!mpt_local_sendto(fd, out, sizeof(out), (const struct sockaddr *)from, fromlen,
+				local);
 }
 
 static void anchor_on_init(struct mpt_daemon *d, uint8_t *buf, size_t len, int fd,
 			   const struct sockaddr_storage *from, socklen_t fromlen,
-			   uint64_t now)
+			   const struct mpt_local *local, uint64_t now)
 {
 	struct mpt_noise_responder rsp;
 	uint8_t eph[MPT_KEY_BYTES], out[MPT_HS_RESP_LEN], secret[MPT_COOKIE_SECRET_LEN];
@@ -212,7 +213,7 @@ static void anchor_on_init(struct mpt_daemon *d, uint8_t *buf, size_t len, int f
 		break;
 	case MPT_HS_SEND_COOKIE:
 		d->st.drops[reason]++;
-		anchor_send_cookie(d, buf, fd, from, fromlen, now);
+		anchor_send_cookie(d, buf, fd, from, fromlen, local, now);
 		return;
 	case MPT_HS_DROP:
 		d->st.drops[reason]++;
@@ -245,7 +246,10 @@ static void anchor_on_init(struct mpt_daemon *d, uint8_t *buf, size_t len, int f
 	explicit_bzero(eph, sizeof(eph));
 	if (mpt_session_install_keypair(s, &kp, now) < 0)
 		return;
-	ret = mpt_udp_sendto(fd, out, sizeof(out), (const struct sockaddr *)from, fromlen);
+	/* from the address the init came to (udp_local.h): a strict NAT in front of the
+	 * UE lets nothing else through */
+	ret = mpt_local_sendto(fd, out, sizeof(out), (const struct sockaddr *)from, fromlen,
+			       local);
 	if (ret < 0 && log_ratelimit_ok(&d->rl, now))
 		log_warnx("%s: sending the handshake response: %s", s->name,
 			  strerror((int)-ret));
@@ -256,12 +260,12 @@ static void anchor_on_init(struct mpt_daemon *d, uint8_t *buf, size_t len, int f
 
 void mpt_hs_on_datagram(struct mpt_daemon *d, int type, uint8_t *buf, size_t len,
 			int fd, const struct sockaddr_storage *from, socklen_t fromlen,
-			int path_hint, uint64_t now)
+			const struct mpt_local *local, int path_hint, uint64_t now)
 {
 	bool anchor = d->cfg.role == MPT_ROLE_ANCHOR;
 
 	if (type == MPT_MSG_HANDSHAKE_INIT && anchor)
-		anchor_on_init(d, buf, len, fd, from, fromlen, now);
+		anchor_on_init(d, buf, len, fd, from, fromlen, local, now);
 	else if (type == MPT_MSG_HANDSHAKE_RESP && !anchor)
 		ue_on_response(d, buf, len, path_hint, now);
 	else if (type == MPT_MSG_COOKIE_REPLY && !anchor)

@@ -169,6 +169,8 @@ void mpt_path_restart(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t no
 	p->next_pn = 1;
 	p->alive = false;
 	p->next_probe_ns = now;
+	p->probe_ivl_ns = 0;
+	p->probe_sent_ns = 0;
 	mpt_pathval_reset(&p->pv);
 }
 
@@ -292,9 +294,8 @@ int mpt_path_socket_open(const struct mpt_path_config *pc, char *err, size_t err
 int mpt_path_sendto_addr(const struct mpt_path *p, const uint8_t *buf, size_t len,
 			 const struct sockaddr_storage *dst, socklen_t dstlen)
 {
-	ssize_t n = mpt_udp_sendto(p->fd, buf, len, (const struct sockaddr *)dst, dstlen);
-
-	return n < 0 ? (int)n : 0;
+	return mpt_local_sendto(p->fd, buf, len, (const struct sockaddr *)dst, dstlen,
+				&p->local);
 }
 
 int mpt_path_sendto(const struct mpt_path *p, const uint8_t *buf, size_t len)

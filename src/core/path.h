@@ -10,6 +10,9 @@
  * down until the next proof (packets merely arriving from the peer do not count: a
  * path can die in one direction only). The UE also takes a path
  * down at once when netlink says its device went down or lost its address.
+ * On the UE an idle path's probe interval doubles with each answered PROBE, up to
+ * IdleProbeInterval, and the miss limit counts those longer intervals; data on the
+ * path ends the backoff at once (session_timer.c).
  */
 #ifndef MPTUND_PATH_H
 #define MPTUND_PATH_H
@@ -30,6 +33,7 @@
 #include "pkt.h"
 #include "plpmtud.h"
 #include "recovery.h"
+#include "udp_local.h"
 
 #define MPT_PATH_RING		32768	/* packets trackable in flight per path */
 #define MPT_TX_BATCH		44	/* 44 x 1443 B fills one 64 KiB GSO send */
@@ -45,6 +49,10 @@ struct mpt_txbatch {
 	unsigned n;
 	uint8_t *buf;			/* sealed datagrams, cap bytes */
 	size_t off, cap;
+	union {				/* the source address pin (udp_local.h) */
+		char buf[MPT_LOCAL_CMSG_SPACE];
+		struct cmsghdr align;
+	} ctl;
 };
 
 struct mpt_path_stats {
@@ -85,6 +93,8 @@ struct mpt_path {
 	int fd;				/* UE: own socket; anchor: the listen socket */
 	struct sockaddr_storage remote;
 	socklen_t remote_len;
+	struct mpt_local local;		/* anchor: the address the UE's datagrams on this
+					 * path arrive at; every reply leaves from it */
 	struct mpt_pathval pv;		/* a new address under validation */
 
 	/* liveness */
@@ -99,6 +109,9 @@ struct mpt_path {
 	uint64_t alive_since_ns;	/* when it last became alive */
 	bool rtt_fresh;			/* an RTT sample since then */
 	uint64_t next_probe_ns;
+	uint64_t probe_ivl_ns;		/* UE: the interval now (doubles while idle) */
+	uint64_t probe_sent_ns;		/* the latest PROBE of the timer */
+	uint64_t judged_from_ns;	/* liveness counted from here (backoff reset) */
 	uint32_t probe_seq;
 
 	/* sender */

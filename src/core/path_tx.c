@@ -4,7 +4,8 @@
  * path's next packet number, and accounting for it in the path's recovery, controller
  * and pacer; then the socket: the batch of sealed datagrams goes out in UDP GSO runs
  * where the kernel and route take them, the rest with sendmmsg; a datagram the local
- * stack refuses as too big is a signal for the path's MTU discovery. What goes into a
+ * stack refuses as too big is a signal for the path's MTU discovery. On the anchor
+ * every send carries the path's source address pin (udp_local.h). What goes into a
  * packet (frames, which path) is the session's choice (session_tx.c).
  */
 #include <errno.h>
@@ -131,17 +132,22 @@ static unsigned send_mmsg(struct mpt_path *p, struct mpt_txbatch *b, unsigned fr
 static int send_gso(struct mpt_path *p, struct mpt_txbatch *b, unsigned from, unsigned n,
 		    uint16_t seg)
 {
-	char cbuf[CMSG_SPACE(sizeof(uint16_t))] = { 0 };
+	union {
+		char buf[CMSG_SPACE(sizeof(uint16_t)) + MPT_LOCAL_CMSG_SPACE];
+		struct cmsghdr align;
+	} cbuf;
 	struct msghdr mh = {
 		.msg_name = &p->remote,
 		.msg_namelen = p->remote_len,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
+		.msg_control = cbuf.buf,
+		.msg_controllen = CMSG_SPACE(sizeof(uint16_t)),
 		.msg_iovlen = 1,
 	};
 	struct iovec iov = { .iov_base = b->iov[from].iov_base, .iov_len = 0 };
 	struct cmsghdr *cm;
 	ssize_t ret;
+
+	memset(&cbuf, 0, sizeof(cbuf));
 
 	for (unsigned i = from; i < from + n; i++)	/* contiguous: sealed in order */
 		iov.iov_len += b->iov[i].iov_len;
@@ -151,6 +157,8 @@ static int send_gso(struct mpt_path *p, struct mpt_txbatch *b, unsigned from, un
 	cm->cmsg_type = UDP_SEGMENT;
 	cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
 	memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+	mh.msg_controllen += mpt_local_cmsg(&p->local, cbuf.buf + CMSG_SPACE(sizeof(uint16_t)),
+					    MPT_LOCAL_CMSG_SPACE);
 	ret = mpt_udp_sendmsg(p->fd, &mh);
 	if (ret < 0)
 		return (int)ret;
@@ -167,7 +175,15 @@ void mpt_path_batch_send(struct mpt_path *p, struct mpt_txbatch *b,
 			 struct mpt_pkt_pool *pool, const char *owner)
 {
 	unsigned i = 0, left = 0;
+	size_t ctl_len;
 
+	memset(&b->ctl, 0, sizeof(b->ctl));
+	ctl_len = mpt_local_cmsg(&p->local, b->ctl.buf, sizeof(b->ctl.buf));
+	for (i = 0; i < b->n; i++) {
+		b->msg[i].msg_hdr.msg_control = ctl_len ? b->ctl.buf : NULL;
+		b->msg[i].msg_hdr.msg_controllen = ctl_len;
+	}
+	i = 0;
 	while (i < b->n) {
 		size_t seg = b->iov[i].iov_len, bytes = seg;
 		unsigned n = 1;

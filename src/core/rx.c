@@ -52,7 +52,7 @@ static struct mpt_session *session_by_index(struct mpt_daemon *d, uint32_t index
 
 static void rx_transport(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, size_t len,
 			 const struct sockaddr_storage *from, socklen_t fromlen,
-			 uint64_t now)
+			 const struct mpt_local *local, uint64_t now)
 {
 	struct mpt_keyslot *ks;
 	struct mpt_session *s;
@@ -97,7 +97,7 @@ static void rx_transport(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, 
 	ks = mpt_session_confirm(s, ks, now);
 	/* the session takes the buffer (a DATA frame keeps it) */
 	mpt_session_receive(s, ks, &h, p, buf + MPT_WIRE_HDR_LEN, (size_t)n, from, fromlen,
-			    newest, now);
+			    local, newest, now);
 	return;
 put:
 	mpt_pkt_put(&d->pool, p);
@@ -105,7 +105,7 @@ put:
 
 void mpt_rx_datagram(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, size_t len,
 		     int fd, const struct sockaddr_storage *from, socklen_t fromlen,
-		     int path_hint, uint64_t now)
+		     const struct mpt_local *local, int path_hint, uint64_t now)
 {
 	int reason, type;
 
@@ -117,10 +117,10 @@ void mpt_rx_datagram(struct mpt_daemon *d, struct mpt_pkt *p, uint8_t *buf, size
 		return;
 	}
 	if (type == MPT_MSG_TRANSPORT) {
-		rx_transport(d, p, buf, len, from, fromlen, now);
+		rx_transport(d, p, buf, len, from, fromlen, local, now);
 		return;
 	}
-	mpt_hs_on_datagram(d, type, buf, len, fd, from, fromlen, path_hint, now);
+	mpt_hs_on_datagram(d, type, buf, len, fd, from, fromlen, local, path_hint, now);
 	mpt_pkt_put(&d->pool, p);
 }
 
@@ -142,7 +142,7 @@ static size_t gro_size(struct msghdr *mh)
  * last may be shorter), each copied into a pool buffer and handled in order. */
 static void rx_message(struct mpt_daemon *d, const uint8_t *buf, size_t len, size_t gso,
 		       int fd, const struct sockaddr_storage *from, socklen_t fromlen,
-		       int path_hint, uint64_t now)
+		       const struct mpt_local *local, int path_hint, uint64_t now)
 {
 	if (!gso || gso > len)
 		gso = len;
@@ -160,7 +160,7 @@ static void rx_message(struct mpt_daemon *d, const uint8_t *buf, size_t len, siz
 			return;
 		}
 		memcpy(rx_base(p), buf + off, n);
-		mpt_rx_datagram(d, p, rx_base(p), n, fd, from, fromlen, path_hint, now);
+		mpt_rx_datagram(d, p, rx_base(p), n, fd, from, fromlen, local, path_hint, now);
 	}
 }
 
@@ -250,6 +250,7 @@ void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint)
 			for (i = 0; i < n; i++) {
 				const uint8_t *b = iov[i].iov_base;
 				bool hs = msgs[i].msg_len > 0 && b[0] != MPT_MSG_TRANSPORT;
+				struct mpt_local local;
 
 				if (hs != (pass == 1))
 					continue;
@@ -257,9 +258,13 @@ void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint)
 					d->st.truncated++;
 					continue;
 				}
+				/* the anchor's listen socket: where it arrived
+				 * (udp_local.h); a UE's path socket: unknown */
+				mpt_local_from_msg(&msgs[i].msg_hdr, &local);
 				rx_message(d, iov[i].iov_base, msgs[i].msg_len,
 					   gro_size(&msgs[i].msg_hdr), fd, &from[i],
-					   msgs[i].msg_hdr.msg_namelen, path_hint, now);
+					   msgs[i].msg_hdr.msg_namelen, &local, path_hint,
+					   now);
 			}
 			mpt_daemon_flush_dirty(d, now);
 		}

@@ -98,6 +98,8 @@ struct mpt_session {
 	uint64_t established_ns;
 	uint32_t idx_reg[4];		/* receiver indices in d->idxmap (rxindex.c) */
 	uint64_t last_auth_rx_ns;			/* latest authenticated packet */
+	uint64_t last_data_ns;		/* latest DATA sent or received */
+	uint64_t probe_reset_ns;	/* UE: the latest end of a probe backoff */
 
 	/* scheduling */
 	const struct mpt_sched_ops *sched;
@@ -164,11 +166,12 @@ void mpt_session_note_tcp(struct mpt_session *s, struct mpt_pkt *p, uint32_t seq
 void mpt_session_flush(struct mpt_session *s, uint64_t now);
 /* An authenticated transport packet (already opened); buf holds the datagram.
  * newest: its packet number is the highest the path's keypair has seen (only such a
- * packet may move the path's endpoint to a new address). */
+ * packet may move the path's endpoint to a new address, or the local address it
+ * arrived at, the source of the path's replies). */
 void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 			 const struct mpt_hdr *h, struct mpt_pkt *p, const uint8_t *frames,
 			 size_t len, const struct sockaddr_storage *from, socklen_t fromlen,
-			 bool newest, uint64_t now);
+			 const struct mpt_local *local, bool newest, uint64_t now);
 
 /* Keys. */
 int mpt_session_install_keypair(struct mpt_session *s, struct mpt_keypair *kp,
@@ -187,13 +190,19 @@ void mpt_session_expire_keys(struct mpt_session *s, uint64_t now);
  * paths (mpt_path_restart), the re-send queue and the reorder buffer; the keys go,
  * but for the caller's new keypair. The scheduler queue stays (data for the peer). */
 void mpt_session_restart(struct mpt_session *s, uint64_t now);
-/* UE: nothing authenticated from the anchor for this long (ProbeInterval x
- * ProbeMissLimit: every path's probes went unanswered) and the UE handshakes afresh:
- * the anchor restarted, or lost the session. */
-static inline uint64_t mpt_session_silent_ns(const struct mpt_config *cfg)
-{
-	return cfg->probe_interval_ns * cfg->probe_miss_limit;
-}
+/* UE: nothing authenticated from the anchor for this long (the longest probe
+ * interval of its paths x ProbeMissLimit: every path's probes went unanswered),
+ * counted from the latest backoff reset, and the UE handshakes afresh: the anchor
+ * restarted, or lost the session. Returns when that is. */
+uint64_t mpt_session_silent_deadline(const struct mpt_session *s);
+/* The probe interval of path p now, and the one after a PROBE sent now
+ * (session_probe.c). */
+uint64_t mpt_session_probe_ivl(const struct mpt_session *s, const struct mpt_path *p);
+uint64_t mpt_session_next_probe_ivl(const struct mpt_session *s, const struct mpt_path *p);
+/* DATA sent or received: after an idle spell the paths' probe backoff ends
+ * at once (UE: each backed-off path is probed now and judged from now,
+ * session_timer.c). */
+void mpt_session_data_seen(struct mpt_session *s, uint64_t now);
 
 /* Path state changes (netlink, mptund-ctl, liveness). */
 void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_t now);

@@ -13,8 +13,8 @@
  * Liveness goes on without a per-session timer: one daemon timer, running while any
  * session is quiet, sweeps them every max(ProbeInterval, ProbeInterval x
  * ProbeMissLimit / 2). A path of a quiet session that has heard nothing
- * authenticated for ProbeInterval x ProbeMissLimit (the same limit as for an active
- * session) wakes the session: probing resumes at once and the path is judged as an
+ * authenticated for ProbeMissLimit of the UE's idle probe intervals (which back off
+ * up to IdleProbeInterval, quiet_dead_after) wakes the session: probing resumes at once and the path is judged as an
  * active one is, counted from the wake-up (the UE may probe less often than we do).
  * Data in either direction wakes the session the same way.
  */
@@ -118,7 +118,7 @@ void mpt_session_note_activity(struct mpt_session *s, uint64_t now)
 
 uint64_t mpt_session_heard_ns(const struct mpt_session *s, const struct mpt_path *p)
 {
-	uint64_t t = p->last_rx_ns;
+	uint64_t t = MPT_MAX(p->last_rx_ns, p->judged_from_ns);
 
 	if (s->d->cfg.role == MPT_ROLE_ANCHOR) {
 		t = MPT_MAX(t, s->woke_ns);
@@ -128,18 +128,32 @@ uint64_t mpt_session_heard_ns(const struct mpt_session *s, const struct mpt_path
 	return t;
 }
 
+/* How long a quiet session's path may stay silent: the UE's PROBEs back off while
+ * the session idles (session_timer.c), each interval about as long as the idleness
+ * so far, up to IdleProbeInterval (the same value on both sides, or the anchor wakes
+ * to probe sooner than it needs to). */
+static uint64_t quiet_dead_after(const struct mpt_session *s, uint64_t now)
+{
+	const struct mpt_config *cfg = &s->d->cfg;
+	uint64_t base = cfg->probe_interval_ns;
+	uint64_t ivl = MPT_MIN(MPT_MAX(cfg->idle_probe_max_ns, base),
+			       now - s->last_data_ns + base);
+
+	return ivl * cfg->probe_miss_limit;
+}
+
 /* A quiet session with a path silent too long wakes up to probe it. */
 static void sweep_session(struct mpt_session *s, uint64_t now)
 {
 	const struct mpt_config *cfg = &s->d->cfg;
-	uint64_t dead_after = dead_after_ns(cfg);
+	uint64_t dead_after = dead_after_ns(cfg), silent_ok = quiet_dead_after(s, now);
 
 	for (unsigned i = 0; i < s->npaths; i++) {
 		const struct mpt_path *p = &s->paths[i];
 
 		if (!p->used || !p->alive)
 			continue;
-		if (now - mpt_session_heard_ns(s, p) > dead_after) {
+		if (now - mpt_session_heard_ns(s, p) > silent_ok) {
 			/* awake long enough to probe and to judge the answer */
 			mpt_session_wake(s, now + dead_after + cfg->probe_interval_ns, now);
 			return;

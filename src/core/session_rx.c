@@ -170,6 +170,7 @@ static void on_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt **
 	pkt->dsn = f->u.data.dsn;
 	p->st.data_rx++;
 	mpt_session_note_activity(s, now);
+	mpt_session_data_seen(s, now);
 	if (!source_allowed(s, pkt->data, pkt->len)) {
 		s->st.spoofed++;
 		mpt_pkt_put(&d->pool, pkt);
@@ -191,11 +192,30 @@ static void update_hold(struct mpt_session *s, uint64_t now)
 	mpt_reorder_set_hold(&s->reorder, mpt_session_hold_ns(s));
 }
 
+/* The newest packet of the path arrived at local: its replies leave from there (the
+ * anchor's source address pin, udp_local.h). Authenticated and newest, so neither a
+ * forgery nor a replayed copy sent to another of our addresses moves it. */
+static void pin_local(struct mpt_session *s, struct mpt_path *path,
+		      const struct mpt_local *local, bool newest)
+{
+	char was[INET6_ADDRSTRLEN + 16], now_at[INET6_ADDRSTRLEN + 16];
+
+	if (!local || !local->family || !newest || mpt_local_equal(&path->local, local))
+		return;
+	if (path->local.family) {
+		mpt_local_format(&path->local, was, sizeof(was));
+		mpt_local_format(local, now_at, sizeof(now_at));
+		log_info("%s: path %s: the peer now sends to %s (was %s): replies follow",
+			 s->name, path->name, now_at, was);
+	}
+	path->local = *local;
+}
+
 /* An authenticated packet of len frame bytes on path from `from`: the path is in use,
  * heard from, and its address checked (session_pathval.c). */
 static void path_rx(struct mpt_session *s, struct mpt_path *path, uint8_t path_id,
-		    const struct sockaddr_storage *from, socklen_t fromlen, size_t len,
-		    bool newest, uint64_t now)
+		    const struct sockaddr_storage *from, socklen_t fromlen,
+		    const struct mpt_local *local, size_t len, bool newest, uint64_t now)
 {
 	s->last_auth_rx_ns = now;
 	path->last_auth_rx_ns = now;
@@ -214,6 +234,7 @@ static void path_rx(struct mpt_session *s, struct mpt_path *path, uint8_t path_i
 	if (path->remote_len != fromlen || memcmp(&path->remote, from, fromlen) != 0)
 		mpt_session_new_address(s, path, from, fromlen,
 					len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN, newest, now);
+	pin_local(s, path, local, newest);
 	path->st.rx_pkts++;
 	path->st.rx_bytes += len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN;
 }
@@ -221,7 +242,7 @@ static void path_rx(struct mpt_session *s, struct mpt_path *path, uint8_t path_i
 void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 			 const struct mpt_hdr *h, struct mpt_pkt *p, const uint8_t *frames,
 			 size_t len, const struct sockaddr_storage *from, socklen_t fromlen,
-			 bool newest, uint64_t now)
+			 const struct mpt_local *local, bool newest, uint64_t now)
 {
 	const uint8_t *pos = frames, *end = frames + len;
 	struct mpt_path *path = &s->paths[h->path_id];
@@ -234,7 +255,7 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 
 	if (!ks->confirmed)
 		ks->confirmed = true;
-	path_rx(s, path, h->path_id, from, fromlen, len, newest, now);
+	path_rx(s, path, h->path_id, from, fromlen, local, len, newest, now);
 
 	while ((ret = mpt_frame_next(&pos, end, &f)) == 1) {
 		switch (f.type) {

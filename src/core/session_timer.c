@@ -117,17 +117,19 @@ void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_
 void mpt_session_liveness(struct mpt_session *s, uint64_t now)
 {
 	const struct mpt_config *cfg = &s->d->cfg;
-	uint64_t dead_after = cfg->probe_interval_ns * cfg->probe_miss_limit;
 
 	for (unsigned i = 0; i < s->npaths; i++) {
 		struct mpt_path *p = &s->paths[i];
 
 		if (!p->used)
 			continue;
-		if (p->alive && now - mpt_session_heard_ns(s, p) > dead_after)
+		if (p->alive && now - mpt_session_heard_ns(s, p) >
+				mpt_session_probe_ivl(s, p) * cfg->probe_miss_limit)
 			mpt_session_set_alive(s, p, false, now);
 		if (now >= p->next_probe_ns) {
-			p->next_probe_ns = now + cfg->probe_interval_ns;
+			p->probe_ivl_ns = mpt_session_next_probe_ivl(s, p);
+			p->next_probe_ns = now + p->probe_ivl_ns;
+			p->probe_sent_ns = now;
 			if (s->cur.valid && p->link_ok && p->admin_up && p->remote_len)
 				mpt_session_send_probe(s, p, now, false);
 		}
@@ -189,7 +191,7 @@ void mpt_session_on_timer(struct mpt_session *s, uint64_t now)
 	mpt_session_expire_keys(s, now);
 	if (cfg->role == MPT_ROLE_UE) {
 		if (s->cur.valid && !s->hs.pending && s->last_auth_rx_ns &&
-		    now - s->last_auth_rx_ns > mpt_session_silent_ns(cfg)) {
+		    now > mpt_session_silent_deadline(s)) {
 			log_info("%s: nothing from the anchor for %llu ms: handshaking afresh",
 				 s->name, (unsigned long long)((now - s->last_auth_rx_ns) /
 							       MPT_NSEC_PER_MSEC));

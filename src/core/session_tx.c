@@ -114,6 +114,7 @@ static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt 
 		mpt_pkt_put(&d->pool, pkt);
 		return;
 	}
+	mpt_session_data_seen(s, now);
 	/* kept: the path's recovery owns it */
 	mpt_path_batch_add(p, b, (size_t)ret, keep ? NULL : pkt, now);
 	if (b->n == MPT_TX_BATCH)
@@ -426,7 +427,7 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now)
 	if (cfg->role == MPT_ROLE_UE) {
 		at = earliest(at, s->hs_next_ns);
 		if (s->cur.valid && !s->hs.pending && s->last_auth_rx_ns)
-			at = earliest(at, s->last_auth_rx_ns + mpt_session_silent_ns(cfg));
+			at = earliest(at, mpt_session_silent_deadline(s));
 		if (s->cur.valid && !s->hs.pending)
 			at = earliest(at, s->cur.created_ns + MPT_MIN(cfg->rekey_after_ns,
 							MPT_REKEY_AFTER_TIME_MAX_NS));

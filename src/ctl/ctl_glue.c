@@ -131,7 +131,7 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 		      const struct mpt_path *p, uint64_t now)
 {
 	const struct mpt_recovery *r = &p->rec;
-	char pre[48], remote[80] = "-";
+	char pre[48], remote[80] = "-", local[80];
 	unsigned si = s->idx, pi = p->id;
 
 	snprintf(pre, sizeof(pre), "session.%u.path.%u", si, pi);
@@ -143,6 +143,8 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	mpt_ctl_outf(out, "%s.cc_state=%s", pre, mpt_cc_state_names[p->cc.state %
 							      MPT_CC_STATE_MAX]);
 	mpt_ctl_outf(out, "%s.remote=%s", pre, remote);
+	mpt_local_format(&p->local, local, sizeof(local));
+	mpt_ctl_outf(out, "%s.local=%s", pre, local);
 	mpt_ctl_outf(out, "%s.up=%d", pre, mpt_path_usable(p));
 	mpt_ctl_outf(out, "%s.cost=%u", pre, p->cost);
 	mpt_ctl_outf(out, "%s.weight=%u", pre, p->weight);

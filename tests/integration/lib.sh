@@ -107,6 +107,9 @@ write_ue_conf() {
 		echo "ControlSocket = $TMP/$key.sock"
 		echo "ProbeInterval = ${PROBE_MS:-100}ms"
 		echo "ProbeMissLimit = 3"
+		# idle probes back off only where a test asks (IDLE_PROBE_MS): the
+		# others time liveness on idle paths by ProbeInterval
+		echo "IdleProbeInterval = ${IDLE_PROBE_MS:-${PROBE_MS:-100}}ms"
 		[ -n "${UE_EXTRA:-}" ] && printf '%s\n' "$UE_EXTRA" | tr '|' '\n'
 		echo "[Scheduler]"
 		echo "Name = $sched"
@@ -131,6 +134,9 @@ write_anchor_conf() { # write_anchor_conf FILE SCHED CC PEERLINES...
 		echo "ControlSocket = $TMP/anchor.sock"
 		echo "ProbeInterval = ${PROBE_MS:-100}ms"
 		echo "ProbeMissLimit = 3"
+		# idle probes back off only where a test asks (IDLE_PROBE_MS): the
+		# others time liveness on idle paths by ProbeInterval
+		echo "IdleProbeInterval = ${IDLE_PROBE_MS:-${PROBE_MS:-100}}ms"
 		echo "[Scheduler]"
 		echo "Name = $sched"
 		echo "[Congestion]"

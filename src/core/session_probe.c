@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Idle probing on the UE: while a path carries no data and answers its PROBEs, each
+ * PROBE doubles the interval to the next, up to IdleProbeInterval, so that 1,000 idle
+ * UEs do not keep their anchor busy answering (the anchor sends none of its own on a
+ * quiet session, session_idle.c). A PROBE that went unanswered, a path that is down
+ * or data since the last PROBE: back to ProbeInterval. The miss limit counts the
+ * interval in force, so an idle path that died is found within about two of them;
+ * data on a silent path ends the backoff at once (mpt_session_data_seen). The timer
+ * (session_timer.c) sends the PROBEs; this file only says when.
+ */
+#include "daemon.h"
+#include "session.h"
+
+uint64_t mpt_session_probe_ivl(const struct mpt_session *s, const struct mpt_path *p)
+{
+	return MPT_MAX(p->probe_ivl_ns, s->d->cfg.probe_interval_ns);
+}
+
+uint64_t mpt_session_next_probe_ivl(const struct mpt_session *s, const struct mpt_path *p)
+{
+	const struct mpt_config *cfg = &s->d->cfg;
+	uint64_t base = cfg->probe_interval_ns;
+
+	if (cfg->role != MPT_ROLE_UE || cfg->idle_probe_max_ns <= base || !p->alive ||
+	    !p->probe_sent_ns || p->last_rx_ns < p->probe_sent_ns ||
+	    s->last_data_ns >= p->probe_sent_ns)
+		return base;
+	return MPT_MIN(2 * mpt_session_probe_ivl(s, p), cfg->idle_probe_max_ns);
+}
+
+void mpt_session_data_seen(struct mpt_session *s, uint64_t now)
+{
+	uint64_t base = s->d->cfg.probe_interval_ns;
+	bool was_idle = now - s->last_data_ns > base;
+
+	s->last_data_ns = now;
+	if (!was_idle)
+		return;		/* the per-packet cost: this test */
+	/* the session wakes: its silent paths are probed at once and judged from now */
+	for (unsigned i = 0; i < s->npaths; i++) {
+		struct mpt_path *q = &s->paths[i];
+
+		if (q->probe_ivl_ns <= base)
+			continue;
+		q->probe_ivl_ns = base;
+		q->judged_from_ns = now;
+		q->next_probe_ns = now;
+		s->probe_reset_ns = now;
+	}
+}
+
+uint64_t mpt_session_silent_deadline(const struct mpt_session *s)
+{
+	const struct mpt_config *cfg = &s->d->cfg;
+	uint64_t ivl = cfg->probe_interval_ns;
+
+	for (unsigned i = 0; i < s->npaths; i++)
+		if (s->paths[i].used)
+			ivl = MPT_MAX(ivl, mpt_session_probe_ivl(s, &s->paths[i]));
+	return MPT_MAX(s->last_auth_rx_ns, s->probe_reset_ns) + ivl * cfg->probe_miss_limit;
+}
+

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Idle probing backs off (session_timer.c), in namespaces this script creates:
+#
+#   ns UE                          ns ANCHOR                         ns SRV
+#   ue1 10.1.1.2/24  <--- veth ---> an1 10.1.1.1/24   (path "p1")
+#   ue2 10.1.2.2/24  <--- veth ---> an2 10.1.2.1/24   (path "p2")
+#                                   ans 10.2.0.1/24  <--- veth ---> srv 10.2.0.2/24
+#
+# ProbeInterval 100 ms, ProbeMissLimit 3, IdleProbeInterval 2 s on both sides.
+# Checks: an idle UE's PROBEs slow down to about one per 2 s per path (20 a second
+# without the backoff) while both paths stay up on both sides and the anchor's
+# session stays quiet (no wake-up); a path cut while idle (a blackhole route on the
+# anchor: the UE's PROBEs go unanswered) goes down on the UE within two idle
+# intervals; a path cut just before traffic starts is probed with the first data and
+# goes down within a few ProbeIntervals, so a ping over both paths loses little.
+. "$(dirname "$0")/lib.sh"
+require_root
+IDLE_PROBE_MS=2000
+topo_up 2
+genkeys anchor; genkeys ue
+write_anchor_conf "$TMP/anchor.conf" rr fixed \
+	"PublicKey = $(cat "$TMP/ue.pub")|AllowedIPs = 10.99.0.2/32"
+write_ue_conf "$TMP/ue.conf" ue 10.99.0.2/24 rr fixed \
+	"Name = p1|Device = ue1|Endpoint = 10.1.1.1:5555" \
+	"Name = p2|Device = ue2|Endpoint = 10.1.2.1:5555"
+start_daemon $NS_AN "$TMP/anchor.conf" anchor >/dev/null
+start_daemon $NS_UE "$TMP/ue.conf" ue >/dev/null
+
+uctl() { "$MPTCTL" -s "$TMP/ue.sock" stats "$1" | awk -v k="$1" '$1 == k { print $2 }'; }
+actl() { "$MPTCTL" -s "$TMP/anchor.sock" stats "$1" | awk -v k="$1" '$1 == k { print $2 }'; }
+wait_ue() { # wait_ue SECONDS KEY VALUE: seconds it took, or fails
+	local i
+	for ((i = 0; i < $1 * 20; i++)); do
+		[ "$(uctl "$2")" = "$3" ] && { echo "$((i * 50))"; return 0; }
+		sleep 0.05
+	done
+	return 1
+}
+
+check "tunnel up" wait_ping $NS_UE 10.2.0.2 10
+# the kernel's own IPv6 packets on the UE's TUN (router solicitations, MLD reports in
+# the first seconds) are data too and would end the backoff: none here
+ip netns exec $NS_UE sysctl -qw net.ipv6.conf.mpt0.disable_ipv6=1
+sleep 7		# idle: 0.1, 0.2, 0.4 ... 2 s between PROBEs after about 4 s
+t0=$(uctl session.0.path.0.probes_tx); w0=$(actl session.0.wakeups)
+d0=$(uctl session.0.tx_pkts)
+sleep 6
+t1=$(uctl session.0.path.0.probes_tx); w1=$(actl session.0.wakeups)
+d1=$(uctl session.0.tx_pkts)
+log "UE PROBEs on p1 in 6 s idle: $((t1 - t0)); UE data packets sent $((d1 - d0));" \
+	"anchor wake-ups: $((w1 - w0)), quiet=$(actl session.0.quiet)"
+check "the window was idle (no data from the UE)" [ $((d1 - d0)) = 0 ]
+check "idle PROBEs backed off (<= 5 in 6 s, 60 without)" [ $((t1 - t0)) -le 5 ]
+check "and still some (liveness goes on)" [ $((t1 - t0)) -ge 2 ]
+check "p1, p2 up on the UE" [ "$(uctl session.0.path.0.up)$(uctl session.0.path.1.up)" = 11 ]
+check "p1, p2 up on the anchor" \
+	[ "$(actl session.0.path.0.up)$(actl session.0.path.1.up)" = 11 ]
+check "the anchor's session stayed quiet (no wake-up)" [ $((w1 - w0)) = 0 ]
+
+# an idle path dies: the UE's PROBEs on p1 go unanswered
+ip -n $NS_AN route add blackhole 10.1.1.2/32
+if ms=$(wait_ue 8 session.0.path.0.up 0); then
+	ok "idle p1 cut: down on the UE after $ms ms (idle interval 2 s)"
+	check "... within two idle intervals and a bit" [ "$ms" -le 5000 ]
+else
+	fail "idle p1 cut: not down on the UE within 8 s"
+fi
+ip -n $NS_AN route del blackhole 10.1.1.2/32
+if wait_ue 5 session.0.path.0.up 1 > /dev/null; then ok "p1 back up on the UE"
+else fail "p1 back up on the UE"; fi
+
+# traffic starts on a path that died while idle
+sleep 7
+ip -n $NS_AN route add blackhole 10.1.1.2/32
+ip netns exec $NS_UE ping -i 0.05 -c 40 -W 1 10.2.0.2 > "$TMP/ping" 2>&1
+loss=$(grep -oE '[0-9.]+% packet loss' "$TMP/ping" | cut -d% -f1)
+log "ping over p1 (cut) and p2 as traffic starts: ${loss:-?}% loss, p1 up=$(uctl session.0.path.0.up)"
+check "the first data probed p1: down within the ping" [ "$(uctl session.0.path.0.up)" = 0 ]
+check "little loss (<= 20%; half the packets for seconds without)" \
+	[ "${loss%.*}" -le 20 ]
+ip -n $NS_AN route del blackhole 10.1.1.2/32
+finish
