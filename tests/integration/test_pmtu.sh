@@ -268,12 +268,12 @@ check "and uses it again after the UE's admin up" \
 sleep 0.5
 
 # 5. path big's MTU falls to 1280 mid-flow, silently
-bh0=$(ctl anchor session.0.path.0.black_holes) hi0=$(ctl ue session.0.path.0.ptb_hints)
+bh0=$(ctl anchor session.0.path.0.black_holes) hi0=$(ctl anchor session.0.path.0.ptb_hints)
 ( sleep 3; ip -n $NS_R1 link set r1b mtu 1280; ip -n $NS_R1 link set r1a mtu 1280 ) &
 shrink=$!
 fall=$(goodput 8 "$TMP/fall.json" -R)
 wait $shrink
-bh1=$(ctl anchor session.0.path.0.black_holes) hi1=$(ctl ue session.0.path.0.ptb_hints)
+bh1=$(ctl anchor session.0.path.0.black_holes) hi1=$(ctl anchor session.0.path.0.ptb_hints)
 gap=$(longest_gap "$TMP/fall.json")
 log "MTU fall on path big mid-flow: goodput $fall Mbit/s, longest gap $gap s," \
 	"anchor black holes $bh0 -> $bh1, plpmtu now $(ctl anchor session.0.path.0.plpmtu_bytes)"
@@ -288,8 +288,9 @@ else
 		[ "${clamp:-0}" -gt 0 -a "${clamp:-0}" -le $((SMALL_INNER + 4)) ]
 fi
 if [ "$ICMP" = pass ]; then
-	hinted() { [ "$hi1" -gt "$hi0" ] && found ue 0 1270 1284; }
-	check "the UE took the fall's ICMP as a hint ($hi0 -> $hi1) and is near 1280" hinted
+	# the downlink's full-size datagrams meet the fall: R1 tells the anchor
+	hinted() { [ "$hi1" -gt "$hi0" ] && found anchor 0 1270 1284; }
+	check "the anchor took the fall's ICMP as a hint ($hi0 -> $hi1) and is near 1280" hinted
 fi
 check "the flow never stopped for a second" awk -v g="$gap" 'BEGIN { exit !(g < 1.0) }'
 check "still no outer fragment" [ "$(frags)" = 0 ]
