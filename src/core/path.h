@@ -66,7 +66,11 @@ struct mpt_path_stats {
 	uint64_t dead_by_data;		/* declared down: data unacknowledged too long */
 	uint64_t gso_sends;		/* runs sent as one UDP GSO datagram */
 	uint64_t send_too_big;		/* sends the local stack refused: EMSGSIZE */
-	uint64_t ack_tx_bytes;		/* ACK frames sent (ACK-only datagrams whole) */
+	uint64_t ack_tx_bytes;		/* ACK frames this path carried out (ACK-only
+					 * datagrams whole), of any path's packets */
+	uint64_t acks_away;		/* ACKs of this path's packets sent on another
+					 * path (session_ackroute.c) */
+	uint64_t ack_rx_bytes;		/* ACK frames that came in on this path */
 	uint64_t ackf_tx, ackf_rx;	/* ACK_FREQUENCY frames sent, applied */
 };
 
@@ -126,6 +130,11 @@ struct mpt_path {
 
 	/* receiver */
 	struct mpt_acktrack ackt;
+	uint8_t ack_via;		/* the path carrying our ACKs of its packets */
+	bool ack_via_set;
+	uint64_t ack_via_checked_ns;
+	uint64_t busy_ns;		/* last seen busy with our data (pacer queue or a
+					 * full window): its sending direction is full */
 	uint32_t ackf_rx_seq;		/* the peer's latest ACK_FREQUENCY applied */
 	bool ackf_rx_any;
 

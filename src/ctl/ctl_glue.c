@@ -72,7 +72,10 @@ static void dump_path_mtu_ack(struct mpt_ctl_out *out, const char *pre,
 	mpt_ctl_outf(out, "%s.ptb_hints=%llu", pre, (unsigned long long)p->pmtu.ptb_hints);
 	mpt_ctl_outf(out, "%s.send_too_big=%llu", pre, (unsigned long long)p->st.send_too_big);
 	mpt_ctl_outf(out, "%s.acks_tx=%llu", pre, (unsigned long long)p->st.acks_tx);
+	mpt_ctl_outf(out, "%s.acks_away=%llu", pre, (unsigned long long)p->st.acks_away);
+	mpt_ctl_outf(out, "%s.ack_via=%u", pre, p->ack_via_set ? p->ack_via : p->id);
 	mpt_ctl_outf(out, "%s.ack_tx_bytes=%llu", pre, (unsigned long long)p->st.ack_tx_bytes);
+	mpt_ctl_outf(out, "%s.ack_rx_bytes=%llu", pre, (unsigned long long)p->st.ack_rx_bytes);
 	mpt_ctl_outf(out, "%s.ack_every_pkts=%u", pre, p->ackt.ack_every);
 	mpt_ctl_outf(out, "%s.ack_delay_us=%llu", pre,
 		     (unsigned long long)(p->ackt.max_ack_delay_ns / 1000));
