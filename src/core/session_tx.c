@@ -460,6 +460,7 @@ void mpt_session_flush(struct mpt_session *s, uint64_t now)
 		if (mpt_path_in_flight(p) < p->cc.cwnd && !p->rec.app_limited)
 			mpt_recovery_on_app_limited(&p->rec);
 		flush_path(s, p, now);
+		mpt_path_meter(p, now);
 	}
 	mpt_session_arm(s, now);
 }

@@ -82,6 +82,20 @@ static void dump_path_mtu_ack(struct mpt_ctl_out *out, const char *pre,
 	mpt_ctl_outf(out, "%s.ack_frequency_tx=%llu", pre, (unsigned long long)p->st.ackf_tx);
 }
 
+/* What the path carries per direction now (path.h, mpt_path_rates). */
+static void dump_path_rates(struct mpt_ctl_out *out, const char *pre,
+			    const struct mpt_path *p, uint64_t now)
+{
+	static const char *const key[4] = { "tx_rate", "rx_rate", "ack_tx_rate",
+					    "ack_rx_rate" };
+	uint64_t rate[4];
+
+	mpt_path_rates(p, now, rate);
+	for (unsigned i = 0; i < 4; i++)
+		mpt_ctl_outf(out, "%s.%s_bytes_per_s=%llu", pre, key[i],
+			     (unsigned long long)rate[i]);
+}
+
 /* The path's remaining counters (every field of struct mpt_path_stats is exported:
  * tests/integration/test_drop_reasons.sh checks). */
 static void dump_path_more(struct mpt_ctl_out *out, const char *pre, const struct mpt_path *p)
@@ -151,6 +165,7 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	mpt_ctl_outf(out, "%s.weight=%u", pre, p->weight);
 	dump_budget(out, s->d, p, pre);
 	dump_path_mtu_ack(out, pre, p, s->d->pool.mtu);
+	dump_path_rates(out, pre, p, now);
 	mpt_ctl_outf(out, "%s.srtt_us=%llu", pre, (unsigned long long)us(r->srtt_ns));
 	mpt_ctl_outf(out, "%s.rttvar_us=%llu", pre, (unsigned long long)us(r->rttvar_ns));
 	mpt_ctl_outf(out, "%s.min_rtt_us=%llu", pre,
