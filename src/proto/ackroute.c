@@ -9,31 +9,27 @@ static uint64_t margin(uint64_t best)
 	return best / 4 > MPT_ACKROUTE_MARGIN_NS ? best / 4 : MPT_ACKROUTE_MARGIN_NS;
 }
 
-/* Candidate: usable, and not full unless every usable path is. */
-static bool candidate(const struct mpt_ackroute_in *v, bool any_free)
+/* The delay the rule compares: a full path pays MARGIN on top of its estimate. */
+static uint64_t cost(const struct mpt_ackroute_in *v)
 {
-	return v->usable && (!any_free || !v->full);
+	return v->owd_ns + (v->full ? MPT_ACKROUTE_MARGIN_NS : 0);
 }
 
 unsigned mpt_ackroute_pick(const struct mpt_ackroute_in *in, unsigned n, unsigned own,
 			   int cur)
 {
-	bool any_free = false;
 	int best = -1;
 
 	for (unsigned i = 0; i < n; i++)
-		any_free |= in[i].usable && !in[i].full;
-	for (unsigned i = 0; i < n; i++)
-		if (candidate(&in[i], any_free) &&
-		    (best < 0 || in[i].owd_ns < in[best].owd_ns))
+		if (in[i].usable && (best < 0 || cost(&in[i]) < cost(&in[best])))
 			best = (int)i;
 	if (best < 0)
 		return own;		/* nothing usable: it goes home, or nowhere */
-	if (cur >= 0 && (unsigned)cur < n && candidate(&in[cur], any_free) &&
-	    in[cur].owd_ns <= in[best].owd_ns + margin(in[best].owd_ns))
+	if (cur >= 0 && (unsigned)cur < n && in[cur].usable &&
+	    cost(&in[cur]) <= cost(&in[best]) + margin(cost(&in[best])))
 		best = cur;
-	if (own < n && candidate(&in[own], any_free) &&
-	    in[own].owd_ns <= in[best].owd_ns + margin(in[best].owd_ns))
+	if (own < n && in[own].usable &&
+	    cost(&in[own]) <= cost(&in[best]) + margin(cost(&in[best])))
 		best = (int)own;
 	return (unsigned)best;
 }

@@ -12,11 +12,13 @@
  *
  * The rule, per path whose ACKs are to go out: the usable path whose ACK arrives
  * soonest (owd: half its minimum RTT plus the queue our own bytes in flight stand in
- * at its bottleneck), taken among those not full (busy with our own data: a full
- * window or a standing pacer queue, recently) when there is one; the path's own
- * sending direction, then its current carrier, stay while they arrive within
- * max(MARGIN, a quarter) of the soonest (home first: a symmetric or idle return keeps
- * the ACKs on their path).
+ * at its bottleneck; a path full with our own data (a full window or a standing pacer
+ * queue, recently) pays MARGIN more); the path's own sending direction, then its
+ * current carrier, stay while they arrive within max(MARGIN, a quarter) of the
+ * soonest (home first: a symmetric or idle return keeps the ACKs on their path). A
+ * full path is not avoided for a slower free one: an anchor whose LTE downlink is
+ * busy must not send LTE's ACKs over a satellite's 300 ms (the UE would find LTE
+ * silent and take it down).
  * Pure: estimates in, a path index out.
  */
 #ifndef MPTUND_ACKROUTE_H

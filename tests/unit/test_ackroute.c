@@ -42,22 +42,28 @@ static void test_pick_rule(void **state)
 	/* a home path within max(5 ms, a quarter) of the soonest stays */
 	in[0].owd_ns = 26 * MS;
 	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);
-	/* the home path full (its return busy with our data): away to a free one, even a
-	 * slower one */
-	in[0].owd_ns = 12 * MS;
+	/* the home path full (its return busy with our data) and its queue 40 ms: away to
+	 * the free one */
+	in[0].owd_ns = 52 * MS;
 	in[0].full = true;
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 1);
-	/* all full: the soonest, home within the margin */
+	/* full but still sooner (its queue small): home; the full one pays 5 ms */
+	in[0].owd_ns = 12 * MS;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
+	in[0].owd_ns = 23 * MS;				/* 28 against 30: home */
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
+	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);	/* 30 within 28 + 7 */
 	in[1].full = true;
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
-	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 0);
 	/* nothing usable: home */
 	in[0].usable = in[1].usable = false;
 	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);
 }
 
 /* A satellite's 300 ms return against LTE's 15 ms: away; and hysteresis keeps a
- * current carrier that is within the margin of a newly sooner one. */
+ * current carrier that is within the margin of a newly sooner one. A busy LTE return
+ * keeps its own ACKs rather than send them over the idle satellite (the anchor did:
+ * 300 ms ACKs, and the UE took LTE down for silence). */
 static void test_pick_soonest_and_hysteresis(void **state)
 {
 	struct mpt_ackroute_in in[3] = {
@@ -72,6 +78,13 @@ static void test_pick_soonest_and_hysteresis(void **state)
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 2);
 	in[1].owd_ns = 40 * MS;			/* 22 ms later: it moves */
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, 1), 2);
+
+	in[1].owd_ns = 15 * MS;
+	in[1].full = true;
+	in[2].usable = false;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);
+	in[1].owd_ns = 75 * MS;			/* a full window's queue: 60 ms */
+	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);
 }
 
 static void test_owd(void **state)
@@ -156,7 +169,8 @@ static void receive_on(struct mpt_path *p, unsigned n, uint64_t now)
 }
 
 /* The DSL return idle: its ACKs stay home. With 12 ms of our data waiting in its 1
- * Mbit/s pacer (a full return), they go on LTE: the ACK frame is counted for path 0
+ * Mbit/s pacer (full) and 15500 bytes in flight against its 3000-byte BDP (100 ms of
+ * queue at its bottleneck), they go on LTE: the ACK frame is counted for path 0
  * (acks_tx, acks_away) and its bytes on path 1 (ack_tx_bytes). */
 static void test_full_return_moves_acks(void **state)
 {
@@ -176,7 +190,8 @@ static void test_full_return_moves_acks(void **state)
 	assert_true(dsl->st.ack_tx_bytes > 0);
 
 	now += 20 * MS;
-	dsl->cc.pacing_rate = 125000;			/* 1 Mbit/s */
+	dsl->cc.pacing_rate = dsl->cc.btlbw = 125000;	/* 1 Mbit/s */
+	dsl->rec.in_flight = 15500;
 	pkt = mpt_pkt_alloc(&h.d->pool);
 	assert_non_null(pkt);
 	pkt->len = 1500;
@@ -194,6 +209,7 @@ static void test_full_return_moves_acks(void **state)
 
 	/* the queue gone and the busy spell over: home again */
 	mpt_pktq_purge(&dsl->txq, &h.d->pool);
+	dsl->rec.in_flight = 0;
 	now += 100 * MS;
 	assert_ptr_equal(mpt_session_ack_carrier(h.s, dsl, now), dsl);
 	h_free(&h);
