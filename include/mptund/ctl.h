@@ -152,7 +152,14 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.ptb_hints", COUNTER, "ICMP too-big messages taken as hints") \
 	X("session.#.path.#.send_too_big", COUNTER, "sends the local stack refused as too big (EMSGSIZE)") \
 	X("session.#.path.#.acks_tx", COUNTER, "ACK frames sent for the peer's packets on the path") \
-	X("session.#.path.#.ack_tx_bytes", COUNTER, "bytes of ACK frames sent (ACK-only datagrams counted whole)") \
+	X("session.#.path.#.acks_away", COUNTER, "of those, ACK frames sent on another path (its return was full or slower)") \
+	X("session.#.path.#.ack_via", GAUGE, "the path id whose sending direction carries the path's ACKs now") \
+	X("session.#.path.#.ack_tx_bytes", COUNTER, "bytes of ACK frames the path carried out, of any path's packets (ACK-only datagrams counted whole)") \
+	X("session.#.path.#.ack_rx_bytes", COUNTER, "bytes of ACK frames that came in on the path, of any path's packets") \
+	X("session.#.path.#.tx_rate_bytes_per_s", GAUGE, "bytes sent on the path per second (the last second)") \
+	X("session.#.path.#.rx_rate_bytes_per_s", GAUGE, "bytes received on the path per second (the last second)") \
+	X("session.#.path.#.ack_tx_rate_bytes_per_s", GAUGE, "of the bytes sent, ACK frames per second") \
+	X("session.#.path.#.ack_rx_rate_bytes_per_s", GAUGE, "of the bytes received, ACK frames per second") \
 	X("session.#.path.#.ack_every_pkts", GAUGE, "ack-eliciting packets per ACK the peer asked for") \
 	X("session.#.path.#.ack_delay_us", GAUGE, "largest ACK delay the peer asked for") \
 	X("session.#.path.#.ack_frequency_tx", COUNTER, "ACK_FREQUENCY requests sent to the peer") \

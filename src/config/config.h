@@ -114,6 +114,7 @@ struct mpt_config {
 	uint32_t outer_mtu;		/* default 1500 */
 	bool clamp_mss;			/* TCP MSS to the smallest path (mss_clamp.h) */
 	bool tun_offload;		/* TSO/USO super-packets from the TUN (tun.h) */
+	bool ack_routing;		/* ACKs of a path on another (proto/ackroute.h) */
 
 	struct sockaddr_storage listen;	/* anchor: address and ListenPort */
 	enum mpt_cipher cipher;		/* default chacha20-poly1305 */

@@ -45,6 +45,7 @@ static const struct cfg_key interface_keys[] = {
 	IF("Recovery", T_RECOVERY, recovery),
 	IF("ClampMSS", T_BOOL, clamp_mss),
 	IF("TunOffload", T_BOOL, tun_offload),
+	IF("AckRouting", T_BOOL, ack_routing),
 	IF("RekeyAfterTime", T_SEC, rekey_after_ns, .min = SEC(10), .max = SEC(86400)),
 	IF("RekeyAfterPackets", T_U64, rekey_after_packets, .min = 1024,
 	   .max = 1ULL << 60),

@@ -130,6 +130,49 @@ int mpt_path_set_cc(struct mpt_path *p, const struct mpt_cc_ops *ops,
 	return 0;
 }
 
+static uint64_t per_s(uint64_t bytes, uint64_t ns)
+{
+	return (uint64_t)((unsigned __int128)bytes * 1000000000ULL / ns);
+}
+
+void mpt_path_meter(struct mpt_path *p, uint64_t now)
+{
+	struct mpt_path_meter *m = &p->meter;
+	uint64_t dt = now - m->start_ns;
+
+	if (m->start_ns && dt < MPT_PATH_METER_NS)
+		return;
+	if (m->start_ns) {
+		m->tx = per_s(p->st.tx_bytes - m->tx0, dt);
+		m->rx = per_s(p->st.rx_bytes - m->rx0, dt);
+		m->ack_tx = per_s(p->st.ack_tx_bytes - m->ack_tx0, dt);
+		m->ack_rx = per_s(p->st.ack_rx_bytes - m->ack_rx0, dt);
+	}
+	m->start_ns = now;
+	m->tx0 = p->st.tx_bytes;
+	m->rx0 = p->st.rx_bytes;
+	m->ack_tx0 = p->st.ack_tx_bytes;
+	m->ack_rx0 = p->st.ack_rx_bytes;
+}
+
+void mpt_path_rates(const struct mpt_path *p, uint64_t now, uint64_t rate[4])
+{
+	const struct mpt_path_meter *m = &p->meter;
+	uint64_t dt = now - m->start_ns;
+
+	if (!m->start_ns || dt < 2 * MPT_PATH_METER_NS) {
+		rate[0] = m->tx;
+		rate[1] = m->rx;
+		rate[2] = m->ack_tx;
+		rate[3] = m->ack_rx;
+		return;
+	}
+	rate[0] = per_s(p->st.tx_bytes - m->tx0, dt);	/* not flushed for a while */
+	rate[1] = per_s(p->st.rx_bytes - m->rx0, dt);
+	rate[2] = per_s(p->st.ack_tx_bytes - m->ack_tx0, dt);
+	rate[3] = per_s(p->st.ack_rx_bytes - m->ack_rx0, dt);
+}
+
 void mpt_path_reset(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t now)
 {
 	struct mpt_cc_path cp;

@@ -74,7 +74,11 @@ struct mpt_path_stats {
 	uint64_t dead_by_data;		/* declared down: data unacknowledged too long */
 	uint64_t gso_sends;		/* runs sent as one UDP GSO datagram */
 	uint64_t send_too_big;		/* sends the local stack refused: EMSGSIZE */
-	uint64_t ack_tx_bytes;		/* ACK frames sent (ACK-only datagrams whole) */
+	uint64_t ack_tx_bytes;		/* ACK frames this path carried out (ACK-only
+					 * datagrams whole), of any path's packets */
+	uint64_t acks_away;		/* ACKs of this path's packets sent on another
+					 * path (session_ackroute.c) */
+	uint64_t ack_rx_bytes;		/* ACK frames that came in on this path */
 	uint64_t ackf_tx, ackf_rx;	/* ACK_FREQUENCY frames sent, applied */
 };
 
@@ -139,10 +143,19 @@ struct mpt_path {
 
 	/* receiver */
 	struct mpt_acktrack ackt;
+	uint8_t ack_via;		/* the path carrying our ACKs of its packets */
+	bool ack_via_set;
+	uint64_t ack_via_checked_ns;
+	uint64_t busy_ns;		/* last seen busy with our data (pacer queue or a
+					 * full window): its sending direction is full */
 	uint32_t ackf_rx_seq;		/* the peer's latest ACK_FREQUENCY applied */
 	bool ackf_rx_any;
 
 	struct mpt_path_stats st;
+	struct mpt_path_meter {		/* per-direction rates (mpt_path_meter) */
+		uint64_t start_ns, tx0, rx0, ack_tx0, ack_rx0;
+		uint64_t tx, rx, ack_tx, ack_rx;	/* bytes/s, the last window */
+	} meter;
 	uint64_t budget_seen;		/* st.tx_bytes already counted in the data budget */
 };
 
@@ -214,6 +227,13 @@ void mpt_path_reset(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t now)
  * flight, nothing kept, packet numbers and the ACK tracker from the start, the
  * controller reset, the path to be proven again by a probe. */
 void mpt_path_restart(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t now);
+/* Per-direction rates: the bytes sent and received on the path (and of them ACK
+ * frames) per second over windows of at least MPT_PATH_METER_NS, sampled after each
+ * flush; a window that stayed open longer (an idle session) is closed when read. */
+#define MPT_PATH_METER_NS	1000000000ULL
+void mpt_path_meter(struct mpt_path *p, uint64_t now);
+/* The rates now: tx, rx, ACK tx, ACK rx, bytes per second. */
+void mpt_path_rates(const struct mpt_path *p, uint64_t now, uint64_t rate[4]);
 /* The read-only view handed to schedulers. */
 void mpt_path_fill_view(const struct mpt_path *p, struct mpt_path_view *v, uint32_t mtu);
 /* The controller's view of the path. */

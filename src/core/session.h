@@ -264,6 +264,12 @@ size_t mpt_session_ackf_append(struct mpt_session *s, struct mpt_path *p, uint8_
 			       size_t room, uint64_t now);
 void mpt_session_on_ackf(struct mpt_session *s, const struct mpt_ack_frequency *a);
 
+/* The path carrying our ACKs of p's packets (session_ackroute.c, ackroute.h), and
+ * p seen busy with our data after a flush (its sending direction is full). */
+struct mpt_path *mpt_session_ack_carrier(struct mpt_session *s, struct mpt_path *p,
+					 uint64_t now);
+void mpt_session_note_busy(struct mpt_path *p, uint64_t now);
+
 /* PATH_STATUS (session_status.c; pstat_append: session_tx.c): the UE's paths in or
  * out of use, told to the anchor; append the frames due into a PROBE; apply the UE's
  * on the anchor. */

@@ -264,7 +264,8 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 			eliciting = true;
 			on_data(s, path, &buf, &f, now);
 			break;
-		case MPT_FRAME_ACK:
+		case MPT_FRAME_ACK:	/* of any path's packets, on this one */
+			path->st.ack_rx_bytes += MPT_FRAME_HDR_LEN + f.len;
 			if (f.u.ack.path_id < MPT_MAX_PATHS)
 				on_ack(s, &f.u.ack, now);
 			break;

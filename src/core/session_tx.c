@@ -6,8 +6,9 @@
  * session has (the timer's work itself: session_timer.c).
  *
  * A data packet is framed in place in its pool buffer (the inner packet already sits
- * after headroom for the header and DATA frame header); a due ACK for the same path
- * rides along in the tailroom when it fits.
+ * after headroom for the header and DATA frame header); the due ACKs the path carries
+ * (its own, or another path's whose return is full or slower: session_ackroute.c)
+ * ride along in the tailroom when they fit.
  */
 #include <errno.h>
 #include <string.h>
@@ -26,8 +27,10 @@ static bool ack_due(const struct mpt_path *p)
 	return p->ackt.unacked_eliciting > 0;
 }
 
-/* Append an ACK frame for path p if one is due and fits; returns bytes added. */
-static size_t append_ack(struct mpt_path *p, uint8_t *pos, size_t cap, uint64_t now)
+/* Append an ACK frame for path p's packets, carried by path q, if one is due and fits;
+ * returns bytes added. */
+static size_t append_ack(struct mpt_path *p, struct mpt_path *q, uint8_t *pos, size_t cap,
+			 uint64_t now)
 {
 	struct mpt_ack_info ack;
 	int n;
@@ -41,8 +44,38 @@ static size_t append_ack(struct mpt_path *p, uint8_t *pos, size_t cap, uint64_t 
 		return 0;
 	mpt_acktrack_on_ack_sent(&p->ackt, now);
 	p->st.acks_tx++;
-	p->st.ack_tx_bytes += (uint64_t)n;
+	if (p != q)
+		p->st.acks_away++;
+	q->st.ack_tx_bytes += (uint64_t)n;
 	return (size_t)n;
+}
+
+/* How append_acks picks: an ACK pending, one due now (ACK_FREQUENCY: a data packet
+ * takes an ACK along only when it would go now anyway, so that a stream of small
+ * packets on a thin path does not carry one ACK each), or also q's own (a PROBE_ACK
+ * answers with the ACK of the packet that asked). */
+enum ack_take { ACKS_PENDING, ACKS_NOW, ACKS_OWN };
+
+/* Append the ACKs that path q carries (session_ackroute.c): of every path whose
+ * carrier q is, as take says. Returns bytes added. */
+static size_t append_acks(struct mpt_session *s, struct mpt_path *q, uint8_t *pos,
+			  size_t cap, enum ack_take take, uint64_t now)
+{
+	bool own = take == ACKS_OWN;
+	size_t n = 0;
+
+	for (unsigned i = 0; i < s->npaths && i < MPT_MAX_PATHS; i++) {
+		struct mpt_path *p = &s->paths[i];
+
+		if (!p->used || !ack_due(p))
+			continue;
+		if (take == ACKS_NOW && !mpt_acktrack_should_ack_now(&p->ackt, now))
+			continue;
+		if (!(own && p == q) && mpt_session_ack_carrier(s, p, now) != q)
+			continue;
+		n += append_ack(p, q, pos + n, cap - n, now);
+	}
+	return n;
 }
 
 /* Seal under the session's current keypair (mpt_path_seal): retain a data packet for
@@ -100,8 +133,9 @@ static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt 
 	flen = (size_t)ret;
 	flen += mpt_session_ackf_append(s, p, buf + MPT_WIRE_HDR_LEN + flen,
 					cap - MPT_WIRE_HDR_LEN - flen - MPT_WIRE_TAG_LEN, now);
-	flen += append_ack(p, buf + MPT_WIRE_HDR_LEN + flen,
-			   cap - MPT_WIRE_HDR_LEN - flen - MPT_WIRE_TAG_LEN, now);
+	flen += append_acks(s, p, buf + MPT_WIRE_HDR_LEN + flen,
+			    cap - MPT_WIRE_HDR_LEN - flen - MPT_WIRE_TAG_LEN,
+			    d->cfg.ack_routing ? ACKS_NOW : ACKS_PENDING, now);
 	if (b->cap - b->off < MPT_WIRE_HDR_LEN + flen + MPT_WIRE_TAG_LEN)
 		mpt_path_batch_send(p, b, &s->d->pool, s->name);	/* the buffer is full */
 	if (!pkt->rtx)
@@ -135,7 +169,8 @@ void mpt_session_send_control(struct mpt_session *s, struct mpt_path *p,
 		if (n > 0)
 			flen += (size_t)n;
 	}
-	ack = append_ack(p, buf + MPT_WIRE_HDR_LEN + flen, room - flen, now);
+	ack = append_acks(s, p, buf + MPT_WIRE_HDR_LEN + flen, room - flen,
+			  probe_ack ? ACKS_OWN : ACKS_PENDING, now);
 	flen += ack;
 	if (flen && seal_and_send(s, p, buf, flen, sizeof(buf), false, now) > 0 && ack &&
 	    !probe_ack)	/* an ACK-only datagram: all of it is ACK cost */
@@ -176,7 +211,8 @@ void mpt_session_send_probe(struct mpt_session *s, struct mpt_path *p, uint64_t 
 	flen = (size_t)n;
 	flen += mpt_session_ackf_append(s, p, buf + MPT_WIRE_HDR_LEN + flen, room - flen, now);
 	flen += mpt_session_pstat_append(s, buf + MPT_WIRE_HDR_LEN + flen, room - flen);
-	flen += append_ack(p, buf + MPT_WIRE_HDR_LEN + flen, room - flen, now);
+	flen += append_acks(s, p, buf + MPT_WIRE_HDR_LEN + flen, room - flen, ACKS_PENDING,
+			    now);
 	if (seal_and_send(s, p, buf, flen, sizeof(buf), true, now) > 0)
 		p->st.probes_tx++;
 	if (pto)
@@ -357,8 +393,9 @@ static void flush_path(struct mpt_session *s, struct mpt_path *p, uint64_t now)
 	}
 	if (b->n)
 		mpt_path_batch_send(p, b, &s->d->pool, s->name);
-	if (mpt_acktrack_should_ack_now(&p->ackt, now))
-		mpt_session_send_control(s, p, NULL, now);
+	mpt_session_note_busy(p, now);
+	if (mpt_acktrack_should_ack_now(&p->ackt, now))	/* on the path that carries it */
+		mpt_session_send_control(s, mpt_session_ack_carrier(s, p, now), NULL, now);
 }
 
 void mpt_session_flush(struct mpt_session *s, uint64_t now)
@@ -378,6 +415,7 @@ void mpt_session_flush(struct mpt_session *s, uint64_t now)
 		if (mpt_path_in_flight(p) < p->cc.cwnd && !p->rec.app_limited)
 			mpt_recovery_on_app_limited(&p->rec);
 		flush_path(s, p, now);
+		mpt_path_meter(p, now);
 	}
 	mpt_session_arm(s, now);
 }

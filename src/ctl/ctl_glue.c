@@ -72,11 +72,28 @@ static void dump_path_mtu_ack(struct mpt_ctl_out *out, const char *pre,
 	mpt_ctl_outf(out, "%s.ptb_hints=%llu", pre, (unsigned long long)p->pmtu.ptb_hints);
 	mpt_ctl_outf(out, "%s.send_too_big=%llu", pre, (unsigned long long)p->st.send_too_big);
 	mpt_ctl_outf(out, "%s.acks_tx=%llu", pre, (unsigned long long)p->st.acks_tx);
+	mpt_ctl_outf(out, "%s.acks_away=%llu", pre, (unsigned long long)p->st.acks_away);
+	mpt_ctl_outf(out, "%s.ack_via=%u", pre, p->ack_via_set ? p->ack_via : p->id);
 	mpt_ctl_outf(out, "%s.ack_tx_bytes=%llu", pre, (unsigned long long)p->st.ack_tx_bytes);
+	mpt_ctl_outf(out, "%s.ack_rx_bytes=%llu", pre, (unsigned long long)p->st.ack_rx_bytes);
 	mpt_ctl_outf(out, "%s.ack_every_pkts=%u", pre, p->ackt.ack_every);
 	mpt_ctl_outf(out, "%s.ack_delay_us=%llu", pre,
 		     (unsigned long long)(p->ackt.max_ack_delay_ns / 1000));
 	mpt_ctl_outf(out, "%s.ack_frequency_tx=%llu", pre, (unsigned long long)p->st.ackf_tx);
+}
+
+/* What the path carries per direction now (path.h, mpt_path_rates). */
+static void dump_path_rates(struct mpt_ctl_out *out, const char *pre,
+			    const struct mpt_path *p, uint64_t now)
+{
+	static const char *const key[4] = { "tx_rate", "rx_rate", "ack_tx_rate",
+					    "ack_rx_rate" };
+	uint64_t rate[4];
+
+	mpt_path_rates(p, now, rate);
+	for (unsigned i = 0; i < 4; i++)
+		mpt_ctl_outf(out, "%s.%s_bytes_per_s=%llu", pre, key[i],
+			     (unsigned long long)rate[i]);
 }
 
 /* The path's remaining counters (every field of struct mpt_path_stats is exported:
@@ -150,6 +167,7 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	mpt_ctl_outf(out, "%s.weight=%u", pre, p->weight);
 	dump_budget(out, s->d, p, pre);
 	dump_path_mtu_ack(out, pre, p, s->d->pool.mtu);
+	dump_path_rates(out, pre, p, now);
 	mpt_ctl_outf(out, "%s.srtt_us=%llu", pre, (unsigned long long)us(r->srtt_ns));
 	mpt_ctl_outf(out, "%s.rttvar_us=%llu", pre, (unsigned long long)us(r->rttvar_ns));
 	mpt_ctl_outf(out, "%s.min_rtt_us=%llu", pre,

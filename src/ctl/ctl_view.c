@@ -121,6 +121,69 @@ static void budget_rows(FILE *f, const struct ctl_kvl *kv, unsigned ns)
 	ctl_table_free(&t);
 }
 
+/* The ACK bytes a path sent as a share of the bytes it received, "-" without both. */
+static const char *ack_share(const char *ack, const char *rx, char *buf, size_t len)
+{
+	double a, r;
+
+	if (!ack || !rx || (r = strtod(rx, NULL)) <= 0) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	a = strtod(ack, NULL);
+	snprintf(buf, len, "%.1f%%", 100.0 * a / r);
+	return buf;
+}
+
+/* One row per path and direction pair: what it sends (TX, of it ACK frames) and
+ * receives (RX, of it ACK frames) per second, the path that carries its ACKs, and
+ * the ACK bytes it sent against the bytes it received so far. */
+static void direction_rows(FILE *f, const struct ctl_kvl *kv, unsigned ns)
+{
+	struct ctl_table t;
+	bool any = false;
+
+	ctl_table_init(&t, 9);
+	ctl_table_row(&t, (const char *[]){ "SESSION", "PATH", "TX", "TX ACKS", "RX", "RX ACKS",
+			"ACKS VIA", "ACKS AWAY", "ACK/RX BYTES" });
+	for (unsigned s = 0; s < ns; s++) {
+		char pfx[64], sidx[16];
+		unsigned np;
+
+		snprintf(pfx, sizeof(pfx), "session.%u.path", s);
+		np = ctl_kvl_count(kv, pfx);
+		snprintf(sidx, sizeof(sidx), "%u", s);
+		for (unsigned p = 0; p < np; p++) {
+			char tx[32], txa[32], rx[32], rxa[32], share[32];
+			const char *via = G("session.%u.path.%u.ack_via", s, p);
+			const char *vname = via ? G("session.%u.path.%s.name", s, via) : NULL;
+
+			if (!G("session.%u.path.%u.tx_rate_bytes_per_s", s, p))
+				continue;
+			any = true;
+			ctl_human_rate(G("session.%u.path.%u.tx_rate_bytes_per_s", s, p), tx,
+				       sizeof(tx));
+			ctl_human_rate(G("session.%u.path.%u.ack_tx_rate_bytes_per_s", s, p),
+				       txa, sizeof(txa));
+			ctl_human_rate(G("session.%u.path.%u.rx_rate_bytes_per_s", s, p), rx,
+				       sizeof(rx));
+			ctl_human_rate(G("session.%u.path.%u.ack_rx_rate_bytes_per_s", s, p),
+				       rxa, sizeof(rxa));
+			ack_share(G("session.%u.path.%u.ack_tx_bytes", s, p),
+				  G("session.%u.path.%u.rx_bytes", s, p), share, sizeof(share));
+			ctl_table_row(&t, (const char *[]){ sidx,
+					G("session.%u.path.%u.name", s, p), tx, txa, rx, rxa,
+					or_dash(vname ? vname : via),
+					or_dash(G("session.%u.path.%u.acks_away", s, p)), share });
+		}
+	}
+	if (any) {
+		fprintf(f, "\n");
+		ctl_table_print(&t, f, 0);
+	}
+	ctl_table_free(&t);
+}
+
 void ctl_view_paths(FILE *f, const struct ctl_kvl *kv)
 {
 	unsigned ns = ctl_kvl_count(kv, "session");
@@ -133,6 +196,7 @@ void ctl_view_paths(FILE *f, const struct ctl_kvl *kv)
 		path_rows(&t, kv, s, true);
 	ctl_table_print(&t, f, 0);
 	ctl_table_free(&t);
+	direction_rows(f, kv, ns);
 	budget_rows(f, kv, ns);
 }
 

@@ -29,7 +29,9 @@ static bool insert_range(struct mpt_acktrack *t, unsigned i, uint64_t pn)
 	if (n == MPT_ACK_MAX_RANGES)
 		n--;			/* forget the lowest */
 	memmove(&t->r[i + 1], &t->r[i], (n - i) * sizeof(t->r[0]));
+	memmove(&t->sent[i + 1], &t->sent[i], (n - i) * sizeof(t->sent[0]));
 	t->r[i].lo = t->r[i].hi = pn;
+	t->sent[i] = 0;
 	t->nranges = n + 1;
 	return true;
 }
@@ -46,6 +48,7 @@ static int record(struct mpt_acktrack *t, uint64_t pn)
 	if (pn > t->r[0].hi) {
 		if (pn == t->r[0].hi + 1) {
 			t->r[0].hi = pn;
+			t->sent[0] = 0;
 			return 0;
 		}
 		insert_range(t, 0, pn);
@@ -64,11 +67,16 @@ static int record(struct mpt_acktrack *t, uint64_t pn)
 				up->lo = cur->lo;
 				memmove(cur, cur + 1,
 					(t->nranges - i - 1) * sizeof(*cur));
+				memmove(&t->sent[i], &t->sent[i + 1],
+					(t->nranges - i - 1) * sizeof(t->sent[0]));
 				t->nranges--;
+				t->sent[i - 1] = 0;
 			} else if (pn == cur->hi + 1) {
 				cur->hi = pn;
+				t->sent[i] = 0;
 			} else if (pn + 1 == up->lo) {
 				up->lo = pn;
+				t->sent[i - 1] = 0;
 			} else {
 				insert_range(t, i, pn);
 			}
@@ -78,6 +86,7 @@ static int record(struct mpt_acktrack *t, uint64_t pn)
 	/* below every range */
 	if (pn + 1 == t->r[t->nranges - 1].lo) {
 		t->r[t->nranges - 1].lo = pn;
+		t->sent[t->nranges - 1] = 0;
 		return 1;
 	}
 	return insert_range(t, t->nranges, pn) ? 1 : -ERANGE;
@@ -159,8 +168,10 @@ int mpt_acktrack_build(const struct mpt_acktrack *t, uint64_t now,
 		return -ENODATA;
 	out->path_id = t->path_id;
 	out->ack_delay_ns = now > t->largest_arrival_ns ? now - t->largest_arrival_ns : 0;
-	out->nranges = t->nranges;
-	memcpy(out->r, t->r, t->nranges * sizeof(t->r[0]));
+	out->nranges = 0;
+	for (unsigned i = 0; i < t->nranges; i++)
+		if (!i || t->sent[i] < MPT_ACK_REPEAT)
+			out->r[out->nranges++] = t->r[i];
 	return 0;
 }
 
@@ -169,4 +180,7 @@ void mpt_acktrack_on_ack_sent(struct mpt_acktrack *t, uint64_t now)
 	t->unacked_eliciting = 0;
 	t->immediate = false;
 	t->acks_sent++;
+	for (unsigned i = 0; i < t->nranges; i++)
+		if (t->sent[i] < UINT8_MAX)
+			t->sent[i]++;
 }

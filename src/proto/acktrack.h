@@ -16,6 +16,15 @@
  *     of a lightly loaded path at 1000/s. The sender must be configured with the
  *     same value as its peer's max_ack_delay.
  *
+ * Ranges are not repeated forever: a range that went out unchanged in
+ * MPT_ACK_REPEAT ACKs is left out of the following ones (the highest range always
+ * goes). A permanent gap (a lost packet, an MTU probe too big for the path) otherwise
+ * makes every later ACK carry every range: 16 bytes each, up to 32, which on a thin
+ * return path (a 1 Mbit/s DSL uplink) cost more than the packets they acknowledge.
+ * The sender learnt of those packets from the earlier ACKs; were all of them lost, it
+ * declares the packets lost (its loss detection), which is the cost of the saving.
+ * A range that grows or merges counts from 0 again.
+ *
  * Memory is bounded: at most MPT_ACK_MAX_RANGES ranges are kept; when a new range
  * needs room the lowest (oldest) one is forgotten, and a packet below all kept
  * ranges while they are full is counted and not reported.
@@ -32,6 +41,7 @@
 
 #define MPT_ACK_DEFAULT_MAX_DELAY_NS	1000000ULL	/* 1 ms, see above */
 #define MPT_ACK_DEFAULT_EVERY		2		/* RFC 9000 s. 13.2.2 */
+#define MPT_ACK_REPEAT			3		/* ACKs a range goes out in */
 
 struct mpt_acktrack {
 	/* configuration */
@@ -42,6 +52,7 @@ struct mpt_acktrack {
 	/* runtime */
 	unsigned nranges;
 	struct mpt_ack_range r[MPT_ACK_MAX_RANGES];	/* highest first */
+	uint8_t sent[MPT_ACK_MAX_RANGES];	/* ACKs r[i] went out in unchanged */
 	uint64_t largest_arrival_ns;	/* when r[0].hi arrived */
 	uint32_t unacked_eliciting;	/* since the last ACK sent */
 	uint64_t first_unacked_ns;	/* arrival of the first of those */
@@ -81,7 +92,8 @@ bool mpt_acktrack_should_ack_now(const struct mpt_acktrack *t, uint64_t now);
 /* When an ACK is due at the latest; 0 = none pending. */
 uint64_t mpt_acktrack_deadline(const struct mpt_acktrack *t);
 
-/* Fill an ACK frame; -ENODATA before the first packet. */
+/* Fill an ACK frame (the highest range, and the others sent fewer than
+ * MPT_ACK_REPEAT times); -ENODATA before the first packet. */
 int mpt_acktrack_build(const struct mpt_acktrack *t, uint64_t now,
 		       struct mpt_ack_info *out);
 /* The ACK built at now was sent: the pending count and timer restart. */

@@ -181,6 +181,45 @@ static void test_ack_frequency(void **state)
 	assert_true(mpt_acktrack_should_ack_now(&t, 1401 * 714286ULL));
 }
 
+/* A range that went out in MPT_ACK_REPEAT ACKs unchanged is left out of the next
+ * ones; the highest always goes, and a range that grows goes again (issue 22: a
+ * permanent gap made every ACK carry every range). */
+static void test_ranges_not_repeated(void **state)
+{
+	struct mpt_acktrack t;
+	struct mpt_ack_info ai;
+
+	mpt_acktrack_init(&t, 0, MS, 2);
+	/* 1-3, 5-7, 9-10: two gaps for good (lost, or an MTU probe too big) */
+	for (uint64_t pn = 1; pn <= 10; pn++)
+		if (pn != 4 && pn != 8)
+			mpt_acktrack_on_packet(&t, pn, true, 0);
+	for (int k = 0; k < MPT_ACK_REPEAT; k++) {
+		assert_int_equal(mpt_acktrack_build(&t, 0, &ai), 0);
+		assert_int_equal(ai.nranges, 3);
+		mpt_acktrack_on_ack_sent(&t, 0);
+	}
+	mpt_acktrack_on_packet(&t, 11, true, 0);	/* the top range grows */
+	assert_int_equal(mpt_acktrack_build(&t, 0, &ai), 0);
+	assert_int_equal(ai.nranges, 1);
+	assert_int_equal(ai.r[0].hi, 11);
+	assert_int_equal(ai.r[0].lo, 9);
+	mpt_acktrack_on_ack_sent(&t, 0);
+	/* a late packet 4 merges 1-3 and 5-7: that range goes again */
+	mpt_acktrack_on_packet(&t, 4, true, 0);
+	assert_int_equal(mpt_acktrack_build(&t, 0, &ai), 0);
+	assert_int_equal(ai.nranges, 2);
+	assert_int_equal(ai.r[1].lo, 1);
+	assert_int_equal(ai.r[1].hi, 7);
+	/* a new gap: the new range and the one above it go */
+	mpt_acktrack_on_packet(&t, 13, true, 0);
+	assert_int_equal(mpt_acktrack_build(&t, 0, &ai), 0);
+	assert_int_equal(ai.nranges, 3);
+	assert_int_equal(ai.r[0].lo, 13);
+	assert_int_equal(ai.r[1].hi, 11);
+	assert_int_equal(ai.r[2].hi, 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_range_cap),
 		cmocka_unit_test(test_policy),
 		cmocka_unit_test(test_ack_frequency),
+		cmocka_unit_test(test_ranges_not_repeated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

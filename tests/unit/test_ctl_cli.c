@@ -145,7 +145,14 @@ static void test_paths_sessions_golden(void **state)
 		"0        anchor \"1\"  wifi  up     1     12.3 ms  -       10.3 ms  128.0 KiB  "
 		"4.0 KiB    -      0\n"
 		"0        anchor \"1\"  cell  up     10    48.0 ms  -       46.0 ms  64.0 KiB   "
-		"4.0 KiB    -      5\n");
+		"4.0 KiB    -      5\n"
+		"\n"
+		"SESSION  PATH  TX           TX ACKS       RX           RX ACKS     ACKS VIA  "
+		"ACKS AWAY  ACK/RX BYTES\n"
+		"0        wifi  16.0 kbit/s  0 bit/s       16.0 Mbit/s  0 bit/s     cell      "
+		"700        0.0%\n"
+		"0        cell  1.0 Mbit/s   120.0 kbit/s  30.0 Mbit/s  4.0 kbit/s  cell      "
+		"0          1.0%\n");
 	run(&r, "sessions", NULL);
 	assert_int_equal(r.rc, 0);
 	assert_string_equal(r.out,

@@ -109,6 +109,16 @@ static int f_dump(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *
 		mpt_ctl_outf(out, "session.0.path.%u.in_flight_bytes=%u", p, 4096u);
 		mpt_ctl_outf(out, "session.0.path.%u.pacing_rate_bytes_per_s=%u", p, 3125000u);
 		mpt_ctl_outf(out, "session.0.path.%u.lost_pkts=%u", p, p * 5);
+		/* per direction: p1 a DSL-like line whose ACKs ride on p2 */
+		mpt_ctl_outf(out, "session.0.path.%u.ack_via=1", p);
+		mpt_ctl_outf(out, "session.0.path.%u.acks_away=%u", p, p ? 0 : 700);
+		mpt_ctl_outf(out, "session.0.path.%u.rx_bytes=%u", p, p ? 3000000 : 2000000);
+		mpt_ctl_outf(out, "session.0.path.%u.ack_tx_bytes=%u", p, p ? 30000 : 0);
+		mpt_ctl_outf(out, "session.0.path.%u.tx_rate_bytes_per_s=%u", p, p ? 125000 : 2000);
+		mpt_ctl_outf(out, "session.0.path.%u.rx_rate_bytes_per_s=%u", p,
+			     p ? 3750000 : 2000000);
+		mpt_ctl_outf(out, "session.0.path.%u.ack_tx_rate_bytes_per_s=%u", p, p ? 15000 : 0);
+		mpt_ctl_outf(out, "session.0.path.%u.ack_rx_rate_bytes_per_s=%u", p, p ? 500 : 0);
 	}
 	mpt_ctl_out_sched_stats(out, 0, fake_stats, 2, &d->sched, 2);
 	for (unsigned i = 0; i < d->pad_lines; i++)

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which path carries a path's ACKs (issue 22, mptund-proto(7) ACK).
+ *
+ * An ACK frame names the path it acknowledges, so it may travel on any path. A path's
+ * ACKs leave in our sending direction, which is a separate bottleneck from the
+ * direction the data came in: on hybrid access (DSL 16/1 Mbit/s next to LTE) the DSL
+ * uplink is thin and, once the inner flow's own ACKs fill it, every tunnel ACK of the
+ * DSL downlink waits behind them. The DSL path's round trips then stretch with that
+ * queue, its BBR window (sized by the minimum RTT) runs out before the ACKs come back,
+ * and the downlink stalls on the uplink.
+ *
+ * The rule, per path whose ACKs are to go out: the usable path whose ACK arrives
+ * soonest (owd: half its minimum RTT plus the queue our own bytes in flight stand in
+ * at its bottleneck; a path full with our own data (a full window or a standing pacer
+ * queue, recently) pays MARGIN more); the path's own sending direction, then its
+ * current carrier, stay while they arrive within max(MARGIN, a quarter) of the
+ * soonest (home first: a symmetric or idle return keeps the ACKs on their path). A
+ * full path is not avoided for a slower free one: an anchor whose LTE downlink is
+ * busy must not send LTE's ACKs over a satellite's 300 ms (the UE would find LTE
+ * silent and take it down).
+ * Pure: estimates in, a path index out.
+ */
+#ifndef MPTUND_ACKROUTE_H
+#define MPTUND_ACKROUTE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MPT_ACKROUTE_MARGIN_NS	5000000ULL	/* 5 ms */
+
+struct mpt_ackroute_in {
+	bool usable;		/* up, alive, its endpoint known */
+	bool full;		/* our sending direction busy with our own data */
+	uint64_t owd_ns;	/* predicted one-way delay of an ACK sent on it now */
+};
+
+/* The carrier of path own's ACKs among in[0..n); cur: the current carrier, or -1. */
+unsigned mpt_ackroute_pick(const struct mpt_ackroute_in *in, unsigned n, unsigned own,
+			   int cur);
+
+/* owd_ns for a path: min_rtt / 2 plus the bytes in flight beyond the path's
+ * bandwidth-delay product (rate x min_rtt) and the ACK's own bytes at rate (bytes/s;
+ * 0: unknown, no queue term). */
+uint64_t mpt_ackroute_owd(uint64_t min_rtt_ns, uint64_t in_flight, uint64_t rate,
+			  uint32_t len);
+
+#endif

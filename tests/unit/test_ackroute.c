@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ACKs of one path on another (issue 22): the carrier rule (proto/ackroute.c) and, in
+ * a session (core), a thin and busy return direction handing its path's ACKs to the
+ * other path, and an ACK of path 0 that arrives in a packet on path 1 driving path 0.
+ *
+ *   UE                                     anchor
+ *   path 0 "dsl"  <==== 16 Mbit/s data ====   (its return: 1 Mbit/s, our data queued)
+ *                 ----- ACKs of path 0 --x
+ *   path 1 "lte"  ----- ACKs of path 0 --->   (its return: idle)
+ */
+#include <arpa/inet.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ackroute.h"
+#include "config.h"
+#include "daemon.h"
+#include "path.h"
+#include "session.h"
+
+#define MS	1000000ULL
+
+/* ---- the rule ---- */
+
+static void test_pick_rule(void **state)
+{
+	struct mpt_ackroute_in in[3] = {
+		{ .usable = true, .owd_ns = 12 * MS },
+		{ .usable = true, .owd_ns = 30 * MS },
+		{ .usable = false, .owd_ns = 1 * MS },
+	};
+
+	/* an idle home path keeps its ACKs; an unusable one never carries any */
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
+	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 0);	/* 12 ms beats 30 ms */
+	/* a home path within max(5 ms, a quarter) of the soonest stays */
+	in[0].owd_ns = 26 * MS;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);
+	/* the home path full (its return busy with our data) and its queue 40 ms: away to
+	 * the free one */
+	in[0].owd_ns = 52 * MS;
+	in[0].full = true;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 1);
+	/* full but still sooner (its queue small): home; the full one pays 5 ms */
+	in[0].owd_ns = 12 * MS;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
+	in[0].owd_ns = 23 * MS;				/* 28 against 30: home */
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
+	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);	/* 30 within 28 + 7 */
+	in[1].full = true;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
+	/* nothing usable: home */
+	in[0].usable = in[1].usable = false;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);
+}
+
+/* A satellite's 300 ms return against LTE's 15 ms: away; and hysteresis keeps a
+ * current carrier that is within the margin of a newly sooner one. A busy LTE return
+ * keeps its own ACKs rather than send them over the idle satellite (the anchor did:
+ * 300 ms ACKs, and the UE took LTE down for silence). */
+static void test_pick_soonest_and_hysteresis(void **state)
+{
+	struct mpt_ackroute_in in[3] = {
+		{ .usable = true, .owd_ns = 300 * MS },
+		{ .usable = true, .owd_ns = 15 * MS },
+		{ .usable = true, .owd_ns = 18 * MS },
+	};
+
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 1);
+	in[1].owd_ns = 20 * MS;			/* path 2 now 2 ms sooner */
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, 1), 1);
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 2);
+	in[1].owd_ns = 40 * MS;			/* 22 ms later: it moves */
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, 1), 2);
+
+	in[1].owd_ns = 15 * MS;
+	in[1].full = true;
+	in[2].usable = false;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);
+	in[1].owd_ns = 75 * MS;			/* a full window's queue: 60 ms */
+	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);
+}
+
+static void test_owd(void **state)
+{
+	/* 1 Mbit/s (125000 B/s), 24 ms: BDP 3000 B; 15500 B in flight stand 100 ms */
+	assert_int_equal(mpt_ackroute_owd(24 * MS, 15500, 125000, 0), 112 * MS);
+	assert_int_equal(mpt_ackroute_owd(24 * MS, 1000, 125000, 125), 13 * MS);
+	assert_int_equal(mpt_ackroute_owd(24 * MS, 99999, 0, 125), 12 * MS);
+}
+
+/* ---- in a session ---- */
+
+static const char conf[] =
+	"[Interface]\n"
+	"Role = ue\n"
+	"PrivateKey = CI39FGvhTMnEClovgoRvXE1rtld7llrWIm+9QDTJz1c=\n"
+	"Address = 10.7.0.2/24\n"
+	"AckRouting = yes\n"
+	"[Path]\nName = dsl\nEndpoint = 127.0.0.1:9\nCost = 0\n"
+	"[Path]\nName = lte\nEndpoint = 127.0.0.1:9\nCost = 1\n"
+	"[Peer]\nPublicKey = FcezX5QYFnJMSbN1wRb0cjgJ/n1pxrI4h80OBA0/lRM=\n";
+
+struct harness {
+	struct mpt_daemon *d;
+	struct mpt_session *s;
+};
+
+static void h_init(struct harness *h, uint64_t now)
+{
+	static const uint8_t key[MPT_AEAD_KEY_LEN] = { 1 };
+	char err[256];
+
+	h->d = calloc(1, sizeof(*h->d));
+	assert_non_null(h->d);
+	if (mpt_config_parse(&h->d->cfg, "test", conf, sizeof(conf) - 1, err, sizeof(err)))
+		fail_msg("config: %s", err);
+	assert_int_equal(mpt_pkt_pool_init(&h->d->pool, 256, 1500), 0);
+	h->s = calloc(1, sizeof(*h->s));
+	assert_non_null(h->s);
+	h->s->d = h->d;
+	h->s->cur.valid = true;
+	h->s->cur.created_ns = now;
+	assert_int_equal(mpt_aead_init(&h->s->cur.tx, MPT_CIPHER_CHACHA20_POLY1305, key), 0);
+	h->s->sched = mpt_sched_find("cpf");
+	h->s->sched_priv = aligned_alloc(64, MPT_SCHED_PRIV_SIZE);
+	mpt_sched_prepare(h->s->sched_priv, h->s->sched);
+	h->s->npaths = 2;
+	for (unsigned i = 0; i < 2; i++) {
+		struct mpt_path *p = &h->s->paths[i];
+		struct sockaddr_in *sin = (struct sockaddr_in *)&p->remote;
+
+		if (mpt_path_init(p, (uint8_t)i, &h->d->cfg, &h->d->cfg.paths[i], &h->d->pool,
+				  1, now, err, sizeof(err)))
+			fail_msg("path: %s", err);
+		p->used = p->alive = true;
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(9);
+		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		p->remote_len = sizeof(*sin);
+		p->rec.have_rtt = true;
+	}
+	h->s->paths[0].rec.min_rtt_ns = 24 * MS;	/* dsl: 12 ms each way */
+	h->s->paths[1].rec.min_rtt_ns = 60 * MS;	/* lte: 30 ms each way */
+}
+
+static void h_free(struct harness *h)
+{
+	for (unsigned i = 0; i < 2; i++)
+		mpt_path_free(&h->s->paths[i], &h->d->pool);
+	free(h->s->sched_priv);
+	mpt_keyslot_wipe(&h->s->cur);
+	free(h->s);
+	mpt_pkt_pool_free(&h->d->pool);
+	mpt_config_free(&h->d->cfg);
+	free(h->d);
+}
+
+/* Path 0 received n ack-eliciting packets: an ACK is due. */
+static void receive_on(struct mpt_path *p, unsigned n, uint64_t now)
+{
+	for (unsigned i = 1; i <= n; i++)
+		mpt_acktrack_on_packet(&p->ackt, i, true, now);
+}
+
+/* The DSL return idle: its ACKs stay home. With 12 ms of our data waiting in its 1
+ * Mbit/s pacer (full) and 15500 bytes in flight against its 3000-byte BDP (100 ms of
+ * queue at its bottleneck), they go on LTE: the ACK frame is counted for path 0
+ * (acks_tx, acks_away) and its bytes on path 1 (ack_tx_bytes). */
+static void test_full_return_moves_acks(void **state)
+{
+	uint64_t now = 1000 * MS;
+	struct harness h;
+	struct mpt_path *dsl, *lte;
+	struct mpt_pkt *pkt;
+
+	h_init(&h, now);
+	dsl = &h.s->paths[0];
+	lte = &h.s->paths[1];
+	receive_on(dsl, 4, now);
+	assert_ptr_equal(mpt_session_ack_carrier(h.s, dsl, now), dsl);
+	mpt_session_send_control(h.s, dsl, NULL, now);
+	assert_int_equal(dsl->st.acks_tx, 1);
+	assert_int_equal(dsl->st.acks_away, 0);
+	assert_true(dsl->st.ack_tx_bytes > 0);
+
+	now += 20 * MS;
+	dsl->cc.pacing_rate = dsl->cc.btlbw = 125000;	/* 1 Mbit/s */
+	dsl->rec.in_flight = 15500;
+	pkt = mpt_pkt_alloc(&h.d->pool);
+	assert_non_null(pkt);
+	pkt->len = 1500;
+	mpt_pktq_push(&dsl->txq, pkt);			/* 12 ms waiting */
+	mpt_session_note_busy(dsl, now);
+	mpt_session_note_busy(lte, now);
+	receive_on(dsl, 8, now);
+	assert_ptr_equal(mpt_session_ack_carrier(h.s, dsl, now), lte);
+	mpt_session_send_control(h.s, lte, NULL, now);
+	assert_int_equal(dsl->st.acks_tx, 2);
+	assert_int_equal(dsl->st.acks_away, 1);
+	assert_true(lte->st.ack_tx_bytes > 0);
+	assert_int_equal(lte->st.acks_tx, 0);		/* none of lte's own were due */
+	assert_int_equal(dsl->ackt.unacked_eliciting, 0);
+
+	/* the queue gone and the busy spell over: home again */
+	mpt_pktq_purge(&dsl->txq, &h.d->pool);
+	dsl->rec.in_flight = 0;
+	now += 100 * MS;
+	assert_ptr_equal(mpt_session_ack_carrier(h.s, dsl, now), dsl);
+	h_free(&h);
+}
+
+/* Ten packets sent on path 0; their ACK comes in a packet on path 1. Path 0's
+ * recovery, RTT and counters move; path 1's sender state does not (its ACK bytes in
+ * are counted on it). */
+static void test_ack_on_other_path(void **state)
+{
+	uint64_t t0 = 1000 * MS, now = t0 + 42 * MS;
+	struct mpt_ack_info ack = { .path_id = 0, .ack_delay_ns = 2 * MS, .nranges = 1 };
+	struct mpt_hdr hdr = { .type = MPT_MSG_TRANSPORT, .path_id = 1, .pn = 1 };
+	struct harness h;
+	struct mpt_path *dsl, *lte;
+	uint8_t frames[128];
+	int n;
+
+	h_init(&h, t0);
+	dsl = &h.s->paths[0];
+	lte = &h.s->paths[1];
+	dsl->rec.have_rtt = lte->rec.have_rtt = false;
+	for (uint64_t pn = 1; pn <= 10; pn++)
+		mpt_recovery_on_sent_data(&dsl->rec, pn, 1200, t0, NULL);
+	dsl->next_pn = 11;
+	assert_int_equal(dsl->rec.in_flight, 12000);
+	ack.r[0].lo = 1;
+	ack.r[0].hi = 10;
+	n = mpt_frame_ack_encode(frames, sizeof(frames), &ack);
+	assert_true(n > 0);
+	mpt_session_receive(h.s, &h.s->cur, &hdr, NULL, frames, (size_t)n, &lte->remote,
+			    lte->remote_len, NULL, true, now);
+	assert_int_equal(dsl->rec.in_flight, 0);
+	assert_int_equal(dsl->rec.acked_pkts, 10);
+	assert_int_equal(dsl->st.acks_rx, 1);
+	assert_true(dsl->rec.have_rtt);
+	assert_int_equal(dsl->rec.latest_rtt_ns, 42 * MS);
+	assert_int_equal(dsl->rec.min_rtt_ns, 42 * MS);
+	assert_int_equal(lte->st.acks_rx, 0);
+	assert_false(lte->rec.have_rtt);
+	assert_int_equal(lte->st.ack_rx_bytes, (uint64_t)n);
+	assert_int_equal(dsl->st.ack_rx_bytes, 0);
+	assert_int_equal(dsl->st.ack_errors + lte->st.ack_errors, 0);
+	h_free(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pick_rule),
+		cmocka_unit_test(test_pick_soonest_and_hysteresis),
+		cmocka_unit_test(test_owd),
+		cmocka_unit_test(test_full_return_moves_acks),
+		cmocka_unit_test(test_ack_on_other_path),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
