@@ -54,7 +54,8 @@ static size_t udp4(uint8_t *p, size_t len, const uint8_t *opts, size_t opt_len,
 	p[8] = 64;
 	p[9] = 17;
 	memcpy(p + 12, (uint8_t[]){ 10, 9, 0, 2, 10, 2, 0, 2 }, 8);
-	memcpy(p + 20, opts, opt_len);
+	if (opt_len)
+		memcpy(p + 20, opts, opt_len);
 	return len;
 }
 
