@@ -30,33 +30,19 @@
 #define MPT_DEAD_FLOOR_NS	(30 * MPT_NSEC_PER_MSEC)
 #define MPT_DEAD_STALE_NS	(500 * MPT_NSEC_PER_MSEC)	/* 1.5 x kInitialRtt */
 
-/* How long a sender takes to declare p dead once it falls silent (dead_after below,
- * for a path with a fresh RTT). */
-static uint64_t detect_ns(const struct mpt_path *p)
-{
-	return MPT_MAX(3 * mpt_recovery_pto(&p->rec) / 2, MPT_DEAD_FLOOR_NS);
-}
-
 /* How long the receiver holds a hole: mpt_reorder_hold_repair over the up paths'
- * RTTs and dead-path detection times, as the receiving side computes it from its own
- * (session_rx.c). */
+ * RTTs, as the receiving side computes it from its own (session_rx.c). */
 uint64_t mpt_session_hold_ns(const struct mpt_session *s)
 {
 	const struct mpt_config *cfg = &s->d->cfg;
-	uint64_t srtt[MPT_MAX_PATHS], detect = 0;
+	uint64_t srtt[MPT_MAX_PATHS];
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < s->npaths; i++) {
-		const struct mpt_path *p = &s->paths[i];
-
-		if (!p->used || !p->alive)
-			continue;
-		srtt[n++] = p->rec.have_rtt ? p->rec.srtt_ns : 0;
-		if (p->rec.have_rtt)
-			detect = MPT_MAX(detect, detect_ns(p));
-	}
+	for (unsigned i = 0; i < s->npaths; i++)
+		if (s->paths[i].used && s->paths[i].alive)
+			srtt[n++] = s->paths[i].rec.have_rtt ? s->paths[i].rec.srtt_ns : 0;
 	if (cfg->recovery == MPT_RECOVERY_RETRANSMIT)
-		return mpt_reorder_hold_repair(srtt, n, detect, cfg->reorder_margin_ns,
+		return mpt_reorder_hold_repair(srtt, n, cfg->reorder_margin_ns,
 					       cfg->reorder_max_hold_ns);
 	return mpt_reorder_hold_from_rtts(srtt, n, cfg->reorder_margin_ns,
 					  cfg->reorder_max_hold_ns);
@@ -169,7 +155,9 @@ void mpt_session_repair(struct mpt_session *s, struct mpt_path_view *views,
  * queues it meets now): then 1.5 x RFC 9002's initial RTT at least. */
 static uint64_t dead_after(const struct mpt_path *p)
 {
-	return p->rtt_fresh ? detect_ns(p) : MPT_MAX(detect_ns(p), MPT_DEAD_STALE_NS);
+	uint64_t floor = p->rtt_fresh ? MPT_DEAD_FLOOR_NS : MPT_DEAD_STALE_NS;
+
+	return MPT_MAX(3 * mpt_recovery_pto(&p->rec) / 2, floor);
 }
 
 uint64_t mpt_session_dead_deadline(const struct mpt_path *p)

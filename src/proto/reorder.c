@@ -291,8 +291,8 @@ uint64_t mpt_reorder_hold_from_rtts(const uint64_t *srtt_ns, unsigned n,
 	return hold < max_hold_ns ? hold : max_hold_ns;
 }
 
-uint64_t mpt_reorder_hold_repair(const uint64_t *srtt_ns, unsigned n, uint64_t detect_ns,
-				 uint64_t margin_ns, uint64_t max_hold_ns)
+uint64_t mpt_reorder_hold_repair(const uint64_t *srtt_ns, unsigned n, uint64_t margin_ns,
+				 uint64_t max_hold_ns)
 {
 	uint64_t hi = 0, hold;
 
@@ -300,6 +300,6 @@ uint64_t mpt_reorder_hold_repair(const uint64_t *srtt_ns, unsigned n, uint64_t d
 		hi = MPT_MAX(hi, srtt_ns[i]);
 	if (!hi)
 		return max_hold_ns;
-	hold = MPT_MAX(2 * hi, detect_ns + hi) + margin_ns;
+	hold = 2 * hi + margin_ns;
 	return hold < max_hold_ns ? hold : max_hold_ns;
 }

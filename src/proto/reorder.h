@@ -127,13 +127,9 @@ void mpt_reorder_set_hold(struct mpt_reorder *rb, uint64_t hold_ns);
  * and re-send: the loss shows a round trip after the send at the latest by RFC 9002's
  * thresholds (9/8 RTT, or 3 newer packets acknowledged), the repair takes a one-way
  * trip, an ACK lost on the way delays it; twice the largest RTT plus margin, at most
- * max_hold_ns. A hole on a path that went dark is found only when the sender declares
- * the path dead, detect_ns after it fell silent (the longest over the paths), and its
- * repair then waits for room on a live path and makes the trip: the hold is at least
- * detect_ns plus the largest RTT (plus margin). Holes given up before their repairs
- * come reach the end-to-end transport as a burst of losses it repairs again itself. */
-uint64_t mpt_reorder_hold_repair(const uint64_t *srtt_ns, unsigned n, uint64_t detect_ns,
-				 uint64_t margin_ns, uint64_t max_hold_ns);
+ * max_hold_ns. */
+uint64_t mpt_reorder_hold_repair(const uint64_t *srtt_ns, unsigned n, uint64_t margin_ns,
+				 uint64_t max_hold_ns);
 uint64_t mpt_reorder_hold_from_rtts(const uint64_t *srtt_ns, unsigned n,
 				    uint64_t margin_ns, uint64_t max_hold_ns);
 

@@ -6,13 +6,11 @@
  *   path0 (dead: 40 ms RTT)   -- packets in flight when it went dark
  *   path1 (up:   50 ms RTT, 50 Mbit/s, room)  -- where the repairs go
  *
- * The receiver holds a hole for the longest dead-path detection (1.5 x path1's PTO of
- * 50 ms = 75 ms; no RTT variance or ACK delay here) plus the largest RTT (50 ms) plus
- * ReorderMargin (5 ms) = 130 ms after the original would have arrived (sent + 20 ms):
- * more than twice the largest RTT (105 ms). A repair on path1 arrives 25 ms after it
+ * The receiver holds a hole for 2 x 50 ms + ReorderMargin (5 ms) = 105 ms after the
+ * original would have arrived (sent + 20 ms). A repair on path1 arrives 25 ms after it
  * is sent. It is worth sending until the end-to-end retransmission could be there
- * first: the hold plus the least path RTT (50 ms) plus the age of the scheduler
- * queue's head.
+ * first: the hold plus the least path RTT (50 ms) plus the age of the scheduler queue's
+ * head.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,7 +21,6 @@
 #include <cmocka.h>
 
 #include "daemon.h"
-#include "reorder.h"
 #include "session.h"
 
 #define MS MPT_NSEC_PER_MSEC
@@ -116,9 +113,9 @@ static void repair_at(struct harness *h, uint64_t now)
 	mpt_session_repair(h->s, h->views, &h->ctx, now);
 }
 
-/* Sent at 100 ms; the hole is given up at 100 + 20 + 130 = 250 ms; the repair sent at
- * 240 ms arrives at about 265 ms: past the hold, but 35 ms before an end-to-end
- * retransmission could (300 ms). A dead path's window meets exactly this: the live
+/* Sent at 100 ms; the hole is given up at 100 + 20 + 105 = 225 ms; the repair sent at
+ * 215 ms arrives at about 240 ms: past the hold, but 35 ms before an end-to-end
+ * retransmission could (275 ms). A dead path's window meets exactly this: the live
  * path must make room for it first. */
 static void test_repair_past_hold_is_sent(void **state)
 {
@@ -127,7 +124,7 @@ static void test_repair_past_hold_is_sent(void **state)
 	(void)state;
 	h_init(&h);
 	lost_on_path0(&h, 100 * MS);
-	repair_at(&h, 240 * MS);
+	repair_at(&h, 215 * MS);
 	assert_int_equal(h.s->st.repairs, 1);
 	assert_int_equal(h.s->st.repair_late, 0);
 	assert_non_null(h.s->paths[1].txq.head);
@@ -136,8 +133,8 @@ static void test_repair_past_hold_is_sent(void **state)
 	h_free(&h);
 }
 
-/* Sent at 0: the end-to-end retransmission could arrive from 0 + 20 + 130 + 50 =
- * 200 ms; a repair arriving at 265 ms is wasted: counted late, not sent. */
+/* Sent at 0: the end-to-end retransmission could arrive from 0 + 20 + 105 + 50 =
+ * 175 ms; a repair arriving at 240 ms is wasted: counted late, not sent. */
 static void test_repair_after_e2e_is_late(void **state)
 {
 	struct harness h;
@@ -145,7 +142,7 @@ static void test_repair_after_e2e_is_late(void **state)
 	(void)state;
 	h_init(&h);
 	lost_on_path0(&h, 0);
-	repair_at(&h, 240 * MS);
+	repair_at(&h, 215 * MS);
 	assert_int_equal(h.s->st.repairs, 0);
 	assert_int_equal(h.s->st.repair_late, 1);
 	assert_null(h.s->paths[1].txq.head);
@@ -153,7 +150,7 @@ static void test_repair_after_e2e_is_late(void **state)
 }
 
 /* The same packet while new packets wait 100 ms in the scheduler queue: the inner
- * retransmission would wait there too (200 + 100 = 300 ms), so the repair still wins. */
+ * retransmission would wait there too (175 + 100 = 275 ms), so the repair still wins. */
 static void test_queue_wait_counts(void **state)
 {
 	struct harness h;
@@ -161,8 +158,8 @@ static void test_queue_wait_counts(void **state)
 	(void)state;
 	h_init(&h);
 	lost_on_path0(&h, 0);
-	queued_since(&h, 140 * MS);
-	repair_at(&h, 240 * MS);
+	queued_since(&h, 115 * MS);
+	repair_at(&h, 215 * MS);
 	assert_int_equal(h.s->st.repairs, 1);
 	assert_int_equal(h.s->st.repair_late, 0);
 	assert_non_null(h.s->paths[1].txq.head);
@@ -182,49 +179,6 @@ static void test_repair_within_hold(void **state)
 	h_free(&h);
 }
 
-static void on_release(void *arg, uint64_t dsn, void *pkt, uint32_t len,
-		       enum mpt_reorder_why why)
-{
-	uint64_t *last = arg;
-
-	(void)pkt;
-	(void)len;
-	if (why == MPT_REORDER_TIMEOUT)
-		fail_msg("DSN %llu released by timeout", (unsigned long long)dsn);
-	*last = dsn;
-}
-
-/* Path0 goes dark with DSN 1 on it; DSN 2 arrives on path1 at 0 ms. The sender finds
- * the loss when it declares path0 dead, 1.5 PTO (60 ms) after it fell silent, and its
- * repair waits up to 40 ms for room on path1 and takes 25 ms: at 125 ms the receiver
- * must still hold DSN 2 (with twice the largest RTT alone it gave the hole up at
- * 105 ms, and the inner TCP saw the whole dark window as lost). */
-static void test_hold_covers_dead_path(void **state)
-{
-	struct harness h;
-	struct mpt_reorder rb;
-	uint64_t last = UINT64_MAX, hold;
-	int pkt;
-
-	(void)state;
-	h_init(&h);
-	h.s->paths[0].alive = true;
-	hold = mpt_session_hold_ns(h.s);
-	assert_int_equal(hold, 130 * MS);
-	assert_int_equal(mpt_reorder_init(&rb, 64, 250 * MS, 5 * MS, on_release, &last), 0);
-	mpt_reorder_set_hold(&rb, hold);
-	assert_int_equal(mpt_reorder_insert(&rb, 0, &pkt, 100, 0), 0);
-	assert_int_equal(last, 0);
-	assert_int_equal(mpt_reorder_insert(&rb, 2, &pkt, 100, 0), 0);
-	mpt_reorder_on_timeout(&rb, 125 * MS);
-	assert_int_equal(last, 0);
-	assert_int_equal(mpt_reorder_insert(&rb, 1, &pkt, 100, 125 * MS), 0);
-	assert_int_equal(last, 2);
-	assert_int_equal(rb.st.timeout, 0);
-	mpt_reorder_free(&rb);
-	h_free(&h);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,7 +186,6 @@ int main(void)
 		cmocka_unit_test(test_repair_after_e2e_is_late),
 		cmocka_unit_test(test_queue_wait_counts),
 		cmocka_unit_test(test_repair_within_hold),
-		cmocka_unit_test(test_hold_covers_dead_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
