@@ -8,9 +8,9 @@
  * down), it comes to the session through the path's lostq. The session re-sends it
  * once, ahead of new data, on the up path where it arrives soonest, provided it can
  * still arrive before the end-to-end transport could repair it (in_time): the receiver
- * holds a hole for about twice the largest RTT when repairs are on, longer when a
- * dark path takes longer to be declared dead (mpt_session_hold_ns), which covers the
- * sender's loss detection and the repair's trip, and delivers a later repair as a late packet, still ahead of the inner
+ * holds a hole for about twice the largest RTT when repairs are on
+ * (mpt_session_hold_ns), which covers the sender's loss detection and the repair's
+ * trip, and delivers a later repair as a late packet, still ahead of the inner
  * retransmission. A packet lost twice, or too late, is recycled: the end-to-end
  * transport repairs it.
  *
