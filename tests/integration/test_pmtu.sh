@@ -216,13 +216,15 @@ check "a full inner MTU ping (1409, DF) through the tunnel" \
 	ip netns exec $NS_UE ping -c 5 -i 0.1 -W 1 -M do -s $((1409 - 28)) 10.2.0.2 >/dev/null
 
 # 3. greedy TCP both ways
+aggregates() { awk -v g="$1" -v r=$RATE_MBIT 'BEGIN { exit !(g > 1.2 * r * 0.9) }'; }
 down=$(goodput 5 "$TMP/down.json" -R)
 up=$(goodput 5 "$TMP/up.json")
+# a throughput figure on a shared machine: a second try before judging (both logged)
+aggregates "$down" || { log "down $down Mbit/s: once more"; down=$(goodput 5 "$TMP/down2.json" -R); }
+aggregates "$up" || { log "up $up Mbit/s: once more"; up=$(goodput 5 "$TMP/up2.json"); }
 log "TCP cubic, 2 x ${RATE_MBIT} Mbit/s, one path at $SMALL: down $down, up $up Mbit/s"
-check "downlink aggregates (> 1.2 x one path)" \
-	awk -v g="$down" -v r=$RATE_MBIT 'BEGIN { exit !(g > 1.2 * r * 0.9) }'
-check "uplink aggregates (> 1.2 x one path)" \
-	awk -v g="$up" -v r=$RATE_MBIT 'BEGIN { exit !(g > 1.2 * r * 0.9) }'
+check "downlink aggregates (> 1.2 x one path)" aggregates "$down"
+check "uplink aggregates (> 1.2 x one path)" aggregates "$up"
 check "no outer fragment (routers' $FRAGSTAT)" [ "$(frags)" = 0 ]
 if [ "$ICMP" = pass ]; then
 	check "the UE took the router's too-big ICMP as a hint ($(ctl ue session.0.path.1.ptb_hints))" \
