@@ -186,7 +186,7 @@ check "the tunnel comes up" wait_ping $NS_UE 10.2.0.2 10
 # 1. discovery on both sides
 found() { # found SIDE PATHIDX MTU [MAX]: PLPMTU in [MTU, MAX], search complete
 	local i v
-	for ((i = 0; i < 40; i++)); do
+	for ((i = 0; i < ${MPT_PMTU_WAIT_TENTHS:-40}; i++)); do
 		v=$(ctl "$1" session.0.path.$2.plpmtu_bytes)
 		[ "${v:-0}" -ge "$3" ] && [ "${v:-0}" -le "${4:-$3}" ] &&
 			[ "$(ctl "$1" session.0.path.$2.pmtu_state)" = complete ] && return 0
