@@ -256,6 +256,10 @@ struct mpt_seal_opts {
 	struct mpt_pkt *retain;		/* a data packet the path's recovery keeps for
 					 * retransmission until acked or lost, or NULL */
 	uint32_t inner_mtu;		/* for the controller's view */
+	const struct sockaddr_storage *to;	/* mpt_path_seal_send's destination:
+						 * NULL, the path's peer; else a
+						 * candidate address (a challenge) */
+	socklen_t tolen;
 };
 struct mpt_keyslot;
 /*

@@ -61,7 +61,8 @@ int mpt_path_seal_send(struct mpt_path *p, struct mpt_keyslot *ks, uint8_t *buf,
 
 	if (len < 0)
 		return len;
-	ret = mpt_path_sendto(p, buf, (size_t)len);
+	ret = o->to ? mpt_path_sendto_addr(p, buf, (size_t)len, o->to, o->tolen)
+		    : mpt_path_sendto(p, buf, (size_t)len);
 	if (ret < 0) {
 		p->st.send_errors++;
 		return ret;

@@ -85,7 +85,7 @@ static int seal(struct mpt_session *s, struct mpt_path *p, uint8_t *buf, size_t 
 		uint8_t *out, size_t out_cap, bool eliciting, struct mpt_pkt *retain,
 		uint64_t now)
 {
-	struct mpt_seal_opts o = { eliciting, retain, s->d->inner_mtu };
+	struct mpt_seal_opts o = { eliciting, retain, s->d->inner_mtu, NULL, 0 };
 	int len = mpt_path_seal(p, &s->cur, buf, frames_len, out, out_cap, &o, now);
 
 	if (len == -EKEYEXPIRED)
@@ -96,7 +96,7 @@ static int seal(struct mpt_session *s, struct mpt_path *p, uint8_t *buf, size_t 
 static int seal_and_send(struct mpt_session *s, struct mpt_path *p, uint8_t *buf,
 			 size_t frames_len, size_t cap, bool eliciting, uint64_t now)
 {
-	struct mpt_seal_opts o = { eliciting, NULL, s->d->inner_mtu };
+	struct mpt_seal_opts o = { eliciting, NULL, s->d->inner_mtu, NULL, 0 };
 	int len = mpt_path_seal_send(p, &s->cur, buf, frames_len, cap, &o, now);
 
 	if (len == -EKEYEXPIRED)
@@ -232,24 +232,18 @@ int mpt_session_send_challenge(struct mpt_session *s, struct mpt_path *p, uint64
 		.weight = p->weight,
 		.capacity = p->capacity,
 	};
+	struct mpt_seal_opts o = { false, NULL, s->d->inner_mtu, dst, dstlen };
 	uint8_t buf[CTRL_BUF];
 	size_t room = sizeof(buf) - MPT_WIRE_HDR_LEN - MPT_WIRE_TAG_LEN;
-	int n, len, ret;
+	int n, len;
 
 	memcpy(pr.name, p->name, sizeof(pr.name));
 	n = mpt_frame_probe_encode(buf + MPT_WIRE_HDR_LEN, room, &pr);
 	if (n < 0)
 		return n;
-	len = seal(s, p, buf, (size_t)n, buf, sizeof(buf), false, NULL, now);
-	if (len < 0)
-		return len;
-	ret = mpt_path_sendto_addr(p, buf, (size_t)len, dst, dstlen);
-	if (ret < 0) {
-		p->st.send_errors++;
-		return ret;
-	}
-	p->st.tx_pkts++;
-	p->st.tx_bytes += (uint64_t)len;
+	len = mpt_path_seal_send(p, &s->cur, buf, (size_t)n, sizeof(buf), &o, now);
+	if (len == -EKEYEXPIRED)
+		s->st.keys_expired++;
 	return len;
 }
 
