@@ -110,6 +110,8 @@ struct mpt_daemon {
 	struct {
 		uint8_t *buf;			/* MPT_RX_BATCH x MPT_RX_BUF */
 		uint8_t *ctl;			/* MPT_RX_BATCH x MPT_RX_CTL */
+		uint64_t errq_ns[MPT_MAX_PATHS + 1]; /* error queue last read, per
+						 * socket: [0] listen, [1 + i] path i */
 	} rx;
 
 	struct log_ratelimit rl;

@@ -201,6 +201,24 @@ static void rx_errqueue(struct mpt_daemon *d, int fd, int path_hint)
 	}
 }
 
+/*
+ * A busy socket: every wake-up finds datagrams, so the wake-up with nothing to read
+ * that drains the error queue may not come for as long as a flow runs, while an ICMP
+ * too-big waits there and the path's search takes the fall as a black hole first
+ * (and then ignores the too-big as news of the size it already went down to). Read
+ * the error queue after datagrams too, at most once a millisecond per socket: a
+ * failed recvmsg per millisecond, not per batch.
+ */
+static void rx_errqueue_due(struct mpt_daemon *d, int fd, int path_hint)
+{
+	uint64_t *last = &d->rx.errq_ns[path_hint + 1], now = mpt_now_ns();
+
+	if (now - *last < MPT_NSEC_PER_MSEC)
+		return;
+	*last = now;
+	rx_errqueue(d, fd, path_hint);
+}
+
 void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint)
 {
 	struct mmsghdr msgs[MPT_RX_BATCH];
@@ -271,4 +289,6 @@ void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint)
 		if (n < MPT_RX_BATCH)
 			break;
 	}
+	if (got)
+		rx_errqueue_due(d, fd, path_hint);
 }

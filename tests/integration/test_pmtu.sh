@@ -271,7 +271,12 @@ sleep 0.5
 
 # 5. path big's MTU falls to 1280 mid-flow, silently
 bh0=$(ctl anchor session.0.path.0.black_holes) hi0=$(ctl anchor session.0.path.0.ptb_hints)
-( sleep 3; ip -n $NS_R1 link set r1b mtu 1280; ip -n $NS_R1 link set r1a mtu 1280 ) &
+# r1a first: the anchor's datagrams still enter R1 through r1b and meet the fall on
+# their way out of r1a, where R1 answers each with a too-big (when ICMP passes); a
+# veth drops what its MTU does not carry without a word, so shrinking r1b first would
+# leave the anchor only a GSO batch's too-big, and only now and then. r1b a second
+# later: the fall is then on both of R1's links, as on a real hop.
+( sleep 3; ip -n $NS_R1 link set r1a mtu 1280; sleep 1; ip -n $NS_R1 link set r1b mtu 1280 ) &
 shrink=$!
 fall=$(goodput 8 "$TMP/fall.json" -R)
 wait $shrink
