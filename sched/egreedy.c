@@ -182,6 +182,14 @@ static bool egreedy_in_order(const void *priv)
 	return c->arrival && c->mode == EG_PACKET;
 }
 
+/* granularity=flow pins each flow to its draw: a held flow holds no other. */
+static bool egreedy_per_flow(const void *priv)
+{
+	const struct egreedy *c = priv;
+
+	return c->mode == EG_FLOW;
+}
+
 static const struct mpt_stat eg_stats[] = {
 	{ .name = "epsilon", .type = MPT_STAT_DOUBLE, .kind = MPT_STAT_GAUGE,
 	  .offset = offsetof(struct egreedy, eps_now),
@@ -206,6 +214,7 @@ const struct mpt_sched_ops mpt_sched_egreedy = {
 		   "(axiomatic path selection, 3.2)",
 	.pick = eg_pick,
 	.in_order = egreedy_in_order,
+	.per_flow = egreedy_per_flow,
 	.init = eg_init,
 	.priv_size = sizeof(struct egreedy),
 	.params = eg_params,

@@ -498,6 +498,13 @@ static const struct mpt_stat exp3_stats[] = {
 	  .offset = offsetof(struct exp3, expired), .help = "flows forgotten when idle" },
 };
 
+/* Every flow is pinned to its path: a held flow holds no other (flowhold.h). */
+static bool exp3_per_flow(const void *priv)
+{
+	(void)priv;
+	return true;
+}
+
 const struct mpt_sched_ops mpt_sched_exp3 = {
 	.name = "exp3",
 	.summary = "flows pinned to paths, moved by EXP3 on congestion with backoff "
@@ -513,4 +520,5 @@ const struct mpt_sched_ops mpt_sched_exp3 = {
 	.nparams = MPT_ARRAY_SIZE(exp3_params),
 	.stats = exp3_stats,
 	.nstats = MPT_ARRAY_SIZE(exp3_stats),
+	.per_flow = exp3_per_flow,
 };

@@ -189,6 +189,8 @@ enum mpt_ctl_kind {
 	X("session.#.no_key_drop_pkts", COUNTER, "packets dropped: no session key yet") \
 	X("session.#.spoofed_drop_pkts", COUNTER, "packets dropped: inner source not allowed") \
 	X("session.#.holds", COUNTER, "scheduler calls that found no path with room") \
+	X("session.#.flow_held", COUNTER, "packets set aside while their flow's path had no room (per-flow schedulers)") \
+	X("session.#.flow_held_pkts", GAUGE, "packets set aside now, waiting for their flow's path") \
 	X("session.#.in_order_takes", COUNTER, "packets sent from past the queue head to arrive in order") \
 	X("session.#.queue_standing", GAUGE, "1 while the sender's queue stands (dearer paths needed)") \
 	X("session.#.repairs", COUNTER, "lost packets re-sent (Recovery = retransmit)") \

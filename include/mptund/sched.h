@@ -166,6 +166,11 @@ struct mpt_sched_ops {
 	 * pick and logs each event and shows it in `watch`. A scheduler keeps a small
 	 * bounded queue and counts what it had to drop; it does no I/O itself. */
 	unsigned (*drain_events)(void *priv, struct mpt_sched_event *ev, unsigned max);
+
+	/* optional (appended, issue 14): true when pick pins each flow (flow_hash) to
+	 * a path, so that a hold holds that flow only: the core sets the flow's packets
+	 * aside and goes on with the other flows (src/core/flowhold.h). */
+	bool (*per_flow)(const void *priv);
 };
 
 /* True when the path is up and its in-flight is below window (bytes). */

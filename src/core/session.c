@@ -135,6 +135,7 @@ void mpt_session_free(struct mpt_session *s)
 		return;
 	ev_timer_stop(d->loop, &s->timer);
 	mpt_pktq_purge(&s->squeue, &d->pool);
+	mpt_fhold_purge(&s->fhold, &d->pool);
 	mpt_pktq_purge(&s->rtxq, &d->pool);
 	mpt_rules_session_free(s);
 	for (unsigned i = 0; i < MPT_MAX_PATHS; i++) {
@@ -302,16 +303,16 @@ void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now)
 		mpt_pkt_put(&d->pool, p);
 		return;
 	}
-	if (s->squeue.pkts >= d->cfg.queue_limit) {
+	if (mpt_session_waiting(s) >= d->cfg.queue_limit) {
 		s->st.queue_drops++;
 		if (log_ratelimit_ok(&s->rl, now))
 			log_debug("%s: scheduler queue full (%u packets): tail drop", s->name,
-				  s->squeue.pkts);
+				  mpt_session_waiting(s));
 		mpt_pkt_put(&d->pool, p);
 		return;
 	}
 	mpt_session_note_activity(s, now);
-	p->dsn = s->next_dsn++;
+	p->dsn = MPT_DSN_UNSET;			/* numbered as it leaves (session.h) */
 	p->enq_ns = now;
 	s->st.tun_rx_pkts++;
 	s->st.tun_rx_bytes += p->len;

@@ -21,6 +21,7 @@
 #include "aead.h"
 #include "config.h"
 #include "cookie.h"
+#include "flowhold.h"
 #include "keyslot.h"
 #include "log.h"
 #include "noise.h"
@@ -107,8 +108,9 @@ struct mpt_session {
 	struct mpt_rng rng;
 	uint64_t next_tick_ns;
 	struct mpt_pktq squeue;
+	struct mpt_fhold fhold;		/* flows held aside from squeue (flowhold.h) */
 	struct mpt_pktq rtxq;			/* lost packets to re-send, ahead of squeue */
-	uint64_t next_dsn;
+	uint64_t next_dsn;		/* numbers a packet as it leaves for a path */
 	uint64_t next_udsn;		/* the unordered space (rules with Ordered = no) */
 	struct mpt_replay *uwin;	/* receiver: unordered numbers seen; NULL until
 					 * the first DATA_UNORDERED */
@@ -156,6 +158,21 @@ int mpt_session_set_sched(struct mpt_session *s, const struct mpt_sched_ops *ops
 
 /* A packet from the TUN for this session: queue it (or count the drop). */
 void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now);
+
+/* A packet's data sequence number is given as it leaves the scheduler queue for a
+ * path (ordered numbers in the order packets leave), not as it enters: a packet that
+ * waits (a held flow, flowhold.h) leaves no hole the receiver would wait for. */
+#define MPT_DSN_UNSET	UINT64_MAX
+static inline void mpt_session_number(struct mpt_session *s, struct mpt_pkt *p)
+{
+	if (p->dsn == MPT_DSN_UNSET)
+		p->dsn = s->next_dsn++;
+}
+/* Packets waiting to be scheduled: the scheduler queue and the held flows. */
+static inline uint32_t mpt_session_waiting(const struct mpt_session *s)
+{
+	return s->squeue.pkts + s->fhold.pkts;
+}
 /* An inner TCP segment from the TUN (pktmeta.h's info): its metadata learns whether
  * it is a retransmission of its flow (tcpseq.h), a congestion signal for flow-level
  * schedulers. */
@@ -286,6 +303,11 @@ int mpt_session_send_frames(struct mpt_session *s, struct mpt_path *p,
 /* Hand a packet the scheduler picked mask for to those paths' queues (a copy for each
  * path but the last; session_view.c). */
 void mpt_session_dispatch(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t mask);
+/* The scheduler's turn (session_tx.c): the held flows, the scheduler queue, the rules'
+ * queues, onto the paths usable (a mask) in ctx's views; min_fit: the smallest inner
+ * packet every usable path carries. Packets go to path queues, nothing is sent. */
+void mpt_session_schedule(struct mpt_session *s, struct mpt_sched_ctx *ctx,
+			  uint32_t usable, uint32_t min_fit, uint64_t now);
 /* Queueing delay a packet meets on a path now (latest RTT above min RTT), and the
  * least of the paths in use: the standing-queue test's sojourn (standing.h). */
 uint64_t mpt_session_path_queueing(const struct mpt_path_view *v);

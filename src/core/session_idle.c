@@ -31,7 +31,7 @@ static uint64_t dead_after_ns(const struct mpt_config *cfg)
 /* Something of the session waits on a clock. */
 static bool session_has_timed_work(const struct mpt_session *s)
 {
-	if (s->squeue.head || s->rtxq.head || mpt_reorder_next_deadline(&s->reorder))
+	if (mpt_session_waiting(s) || s->rtxq.head || mpt_reorder_next_deadline(&s->reorder))
 		return true;
 	for (unsigned i = 0; i < s->npaths; i++) {
 		const struct mpt_path *p = &s->paths[i];

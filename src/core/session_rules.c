@@ -305,7 +305,7 @@ static bool serve_one(struct mpt_session *s, struct mpt_srules *rl, struct serve
 		 * (session_pmtu.c) takes it from the scheduler queue */
 		mpt_pktq_pop(sv->q);
 		rl->queued--;
-		pkt->dsn = s->next_dsn++;
+		pkt->dsn = MPT_DSN_UNSET;	/* numbered as it leaves (session.h) */
 		mpt_pktq_push(&s->squeue, pkt);
 		mpt_daemon_mark(s->d, s);
 		return true;

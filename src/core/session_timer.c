@@ -206,7 +206,7 @@ void mpt_session_on_timer(struct mpt_session *s, uint64_t now)
 					       cfg->rekey_after_packets, now)))
 			s->d->session_ops->handshake_due(s, now);
 	}
-	if (s->squeue.head && s->sched->tick && now >= s->next_tick_ns) {
+	if (mpt_session_waiting(s) && s->sched->tick && now >= s->next_tick_ns) {
 		struct mpt_sched_ctx ctx;
 
 		mpt_session_sched_ctx(s, &ctx, now);

@@ -294,17 +294,102 @@ int mpt_session_send_mtu_probe(struct mpt_session *s, struct mpt_path *p, uint16
 static struct mpt_pkt *take(struct mpt_session *s, const struct mpt_sched_ctx *ctx,
 			    uint32_t mask)
 {
-	uint64_t lead;
+	struct mpt_pkt *p;
+	uint64_t lead, end = 0;
 
 	if (s->squeue.pkts < 2 || (mask & (mask - 1)) || !s->sched->in_order ||
 	    !s->sched->in_order(s->sched_priv) ||
 	    ctx->paths[__builtin_ctz(mask)].mtu < s->d->pool.mtu)
-		return mpt_pktq_pop(&s->squeue);
+		goto head;
 	lead = mpt_arrival_lead(ctx, (unsigned)__builtin_ctz(mask), s->squeue.head->len);
 	if (lead <= s->squeue.head->len)
-		return mpt_pktq_pop(&s->squeue);
+		goto head;
 	s->st.in_order_takes++;
-	return mpt_pktq_take_at(&s->squeue, lead);
+	/* the packets it passes are numbered first, so that they are the ones the
+	 * receiver waits for, as they leave on the faster paths (mpt_pktq_take_at
+	 * stops at the same packet) */
+	for (p = s->squeue.head; p && p->next && (end += p->len) <= lead; p = p->next)
+		mpt_session_number(s, p);
+	p = mpt_pktq_take_at(&s->squeue, lead);
+	mpt_session_number(s, p);
+	return p;
+head:
+	p = mpt_pktq_pop(&s->squeue);
+	mpt_session_number(s, p);
+	return p;
+}
+
+/* Does the scheduler pin flows to paths (flowhold.h)? */
+static bool per_flow(const struct mpt_session *s)
+{
+	return s->sched->per_flow && s->sched->per_flow(s->sched_priv);
+}
+
+/*
+ * The held flows first (flowhold.h), each as far as its path takes its packets. A
+ * slot is walked from the end, as mpt_fhold_pop moves the last slot into a freed one.
+ */
+static void schedule_held(struct mpt_session *s, struct mpt_sched_ctx *ctx,
+			  uint32_t usable, uint32_t min_fit, uint64_t now)
+{
+	struct mpt_fhold *h = &s->fhold;
+
+	if (!per_flow(s)) {	/* the scheduler changed: back to the one queue */
+		mpt_fhold_release(h, &s->squeue);
+		return;
+	}
+	for (unsigned i = h->nslots; i-- > 0;) {
+		while (i < h->nslots && h->slot[i].q.head) {
+			struct mpt_pkt *pkt = h->slot[i].q.head;
+			uint32_t mask;
+
+			if (pkt->len > min_fit) {	/* the path MTU fell: the queue's
+							 * MTU handling takes them */
+				mpt_fhold_release(h, &s->squeue);
+				return;
+			}
+			mask = s->sched->pick(s->sched_priv, ctx, &pkt->meta) & usable;
+			if (!mask)
+				break;
+			pkt = mpt_fhold_pop(h, i);
+			mpt_session_number(s, pkt);
+			mpt_session_dispatch(s, pkt, mask);
+		}
+	}
+}
+
+/*
+ * The head packet was held. A scheduler that pins flows holds only its flow: the
+ * packet waits aside (flowhold.h) and true says go on with the next. False: the
+ * queue holds (a scheduler that does not pin flows, a packet already numbered, every
+ * flow slot taken).
+ */
+static bool hold_head(struct mpt_session *s, const struct mpt_sched_ctx *ctx,
+		      uint64_t now)
+{
+	struct mpt_pkt *pkt = s->squeue.head;
+
+	s->st.holds++;
+	mpt_standing_update(&s->standing, now, now - pkt->enq_ns +
+			    mpt_session_least_queueing(ctx));
+	if (!per_flow(s) || pkt->dsn != MPT_DSN_UNSET ||
+	    (s->fhold.nslots == MPT_FHOLD_FLOWS &&
+	     mpt_fhold_find(&s->fhold, pkt->meta.flow_hash) < 0))
+		return false;
+	mpt_fhold_add(&s->fhold, mpt_pktq_pop(&s->squeue));
+	return true;
+}
+
+/* The head packet's flow waits aside (flowhold.h): it follows, in its flow's order. */
+static bool follow_held(struct mpt_session *s)
+{
+	struct mpt_pkt *pkt = s->squeue.head;
+
+	if (!s->fhold.nslots || pkt->dsn != MPT_DSN_UNSET ||
+	    mpt_fhold_find(&s->fhold, pkt->meta.flow_hash) < 0)
+		return false;
+	mpt_fhold_add(&s->fhold, mpt_pktq_pop(&s->squeue));
+	return true;
 }
 
 /*
@@ -312,55 +397,64 @@ static struct mpt_pkt *take(struct mpt_session *s, const struct mpt_sched_ctx *c
  * move only the chosen path's in-flight changes (nothing is sent or acked here), so
  * the loop updates that field and the queue length instead of rebuilding them.
  */
-static void schedule(struct mpt_session *s, uint64_t now)
+void mpt_session_schedule(struct mpt_session *s, struct mpt_sched_ctx *ctx,
+			  uint32_t usable, uint32_t min_fit, uint64_t now)
 {
 	const struct mpt_sched_ops *ops = s->sched;
-	struct mpt_sched_ctx ctx;
-	uint32_t usable = 0, min_fit;
 
-	if (!s->squeue.head && !s->rtxq.head && !mpt_rules_queued(s)) {
+	if (s->fhold.nslots)
+		schedule_held(s, ctx, usable, min_fit, now);
+	while (s->squeue.head) {
+		struct mpt_pkt *pkt;
+		uint32_t mask;
+
+		ctx->queue_pkts = s->squeue.pkts;
+		ctx->queue_bytes = s->squeue.bytes;
+		if (ops->tick && now >= s->next_tick_ns) {
+			ops->tick(s->sched_priv, ctx);
+			s->next_tick_ns = now + ops->tick_ns;
+		}
+		if (follow_held(s))
+			continue;
+		if (s->squeue.head->len <= min_fit)
+			mask = ops->pick(s->sched_priv, ctx, &s->squeue.head->meta) & usable;
+		else
+			mask = mpt_session_pick_fitting(s, ctx, usable, now);
+		if (mask == MPT_PICK_DROPPED)
+			continue;
+		if (!mask) {
+			if (hold_head(s, ctx, now))
+				continue;
+			break;
+		}
+		pkt = take(s, ctx, mask);
+		mpt_standing_update(&s->standing, now, now - pkt->enq_ns +
+				    mpt_session_path_queueing(&s->views[__builtin_ctz(mask)]));
+		ctx->standing = s->standing.on;
+		mpt_session_dispatch(s, pkt, mask);
+	}
+	if (s->rules)		/* steering rules: their queues (session_rules.c) */
+		mpt_rules_schedule(s, ctx, usable, min_fit, now);
+}
+
+static void schedule(struct mpt_session *s, uint64_t now)
+{
+	struct mpt_sched_ctx ctx;
+	uint32_t usable = 0;
+
+	if (!mpt_session_waiting(s) && !s->rtxq.head && !mpt_rules_queued(s)) {
 		mpt_standing_update(&s->standing, now, 0);
 		return;
 	}
 	mpt_session_sched_ctx(s, &ctx, now);
 	mpt_session_repair(s, s->views, &ctx, now);	/* repairs first */
-	if (!s->squeue.head && !mpt_rules_queued(s)) {
+	if (!mpt_session_waiting(s) && !mpt_rules_queued(s)) {
 		mpt_standing_update(&s->standing, now, 0);
 		return;
 	}
 	for (unsigned i = 0; i < s->npaths; i++)
 		usable |= (uint32_t)s->views[i].up << i;
-	min_fit = mpt_session_min_fit(s, usable);
-	while (s->squeue.head) {
-		struct mpt_pkt *pkt;
-		uint32_t mask;
-
-		ctx.queue_pkts = s->squeue.pkts;
-		ctx.queue_bytes = s->squeue.bytes;
-		if (ops->tick && now >= s->next_tick_ns) {
-			ops->tick(s->sched_priv, &ctx);
-			s->next_tick_ns = now + ops->tick_ns;
-		}
-		if (s->squeue.head->len <= min_fit)
-			mask = ops->pick(s->sched_priv, &ctx, &s->squeue.head->meta) & usable;
-		else
-			mask = mpt_session_pick_fitting(s, &ctx, usable, now);
-		if (mask == MPT_PICK_DROPPED)
-			continue;
-		if (!mask) {
-			s->st.holds++;
-			mpt_standing_update(&s->standing, now, now - s->squeue.head->enq_ns +
-					    mpt_session_least_queueing(&ctx));
-			break;
-		}
-		pkt = take(s, &ctx, mask);
-		mpt_standing_update(&s->standing, now, now - pkt->enq_ns +
-				    mpt_session_path_queueing(&s->views[__builtin_ctz(mask)]));
-		ctx.standing = s->standing.on;
-		mpt_session_dispatch(s, pkt, mask);
-	}
-	if (s->rules)		/* steering rules: their queues (session_rules.c) */
-		mpt_rules_schedule(s, &ctx, usable, min_fit, now);
+	mpt_session_schedule(s, &ctx, usable, mpt_session_min_fit(s, usable), now);
 }
 
 static void flush_path(struct mpt_session *s, struct mpt_path *p, uint64_t now)

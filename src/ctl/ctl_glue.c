@@ -251,6 +251,9 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 	mpt_ctl_outf(out, "session.%u.spoofed_drop_pkts=%llu", si,
 		     (unsigned long long)s->st.spoofed);
 	mpt_ctl_outf(out, "session.%u.holds=%llu", si, (unsigned long long)s->st.holds);
+	mpt_ctl_outf(out, "session.%u.flow_held=%llu", si,
+		     (unsigned long long)s->fhold.set_aside);
+	mpt_ctl_outf(out, "session.%u.flow_held_pkts=%u", si, s->fhold.pkts);
 	mpt_ctl_outf(out, "session.%u.in_order_takes=%llu", si,
 		     (unsigned long long)s->st.in_order_takes);
 	mpt_ctl_outf(out, "session.%u.queue_standing=%d", si, s->standing.on);
