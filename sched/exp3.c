@@ -8,8 +8,9 @@
  * get_best_path()); ties go to the path with the fewest flows, then a random one.
  *
  * Signals of the flow (Listing 1: ECN CE / CWR, RTO), once its backoff allows:
- *   - a loss of its own packets (on_flow; without it, a loss on its path while the
- *     flow sends there), an inner retransmission (pkt.tcp_retrans), inner CWR, CE;
+ *   - a loss of its own packets (on_flow: the core reports acked and lost bytes per
+ *     flow after each ACK and loss; without it, a loss on its path while the flow
+ *     sends there), an inner retransmission (pkt.tcp_retrans), inner CWR, CE;
  *   - hold: a packet of the flow waits because its path has no room.
  * A step (Figure 2), K = the number of up paths, prob over the up paths only:
  *   x   = the flow's own delivered bytes/s since its last step (on_flow; without it
@@ -67,6 +68,7 @@ struct exp3 {
 	uint64_t flows_on[MPT_MAX_PATHS];
 	uint64_t flows, steps, moves, backoff_skips, failovers, evictions, expired;
 	uint64_t hold_signals, loss_signals, mark_signals;
+	uint64_t flow_reports;		/* on_flow calls: the core's per-flow feedback */
 	double reward;
 };
 _Static_assert(sizeof(struct exp3) <= MPT_SCHED_PRIV_SIZE, "exp3 state too large");
@@ -395,6 +397,7 @@ static void exp3_on_flow(void *priv, const struct mpt_sched_ctx *ctx, uint32_t h
 	struct exp3 *e = priv;
 
 	e->flow_feedback = true;
+	e->flow_reports++;
 	for (unsigned j = 0; j < MPT_MIN(e->nflows, EXP3_FLOWS_MAX); j++) {
 		struct exp3_flow *f = &e->flow[j];
 
@@ -496,6 +499,10 @@ static const struct mpt_stat exp3_stats[] = {
 	  .help = "flows dropped from the full table (LRU)" },
 	{ .name = "flows_expired", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct exp3, expired), .help = "flows forgotten when idle" },
+	{ .name = "flow_reports", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct exp3, flow_reports),
+	  .help = "per-flow acked/lost reports from the core (0: rewards and losses fall "
+		  "back to the flow's path)" },
 };
 
 /* Every flow is pinned to its path: a held flow holds no other (flowhold.h). */

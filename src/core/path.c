@@ -28,10 +28,30 @@ static void path_release(void *arg, void *data, bool lost)
 		log_info("path %s: packets of %u bytes vanish while smaller ones pass: "
 			   "path MTU black hole, down to %u bytes and searching again",
 			   p->name, size, p->pmtu.plpmtu);
+	mpt_path_flowrep_note(p, pkt->meta.flow_hash, pkt->len, lost);
 	if (lost)
 		mpt_pktq_push(&p->lostq, pkt);
 	else
 		mpt_pkt_put(p->pool, pkt);
+}
+
+void mpt_path_flowrep_note(struct mpt_path *p, uint32_t flow, uint32_t bytes, bool lost)
+{
+	struct mpt_flowrep *r = p->flowrep;
+	unsigned i;
+
+	for (i = 0; i < p->nflowrep && r[i].flow != flow; i++)
+		;
+	if (i == p->nflowrep) {
+		if (i == MPT_FLOWREP_MAX)
+			return;
+		p->nflowrep++;
+		r[i] = (struct mpt_flowrep){ .flow = flow };
+	}
+	if (lost)
+		r[i].lost += bytes;
+	else
+		r[i].acked += bytes;
 }
 
 int mpt_path_init(struct mpt_path *p, uint8_t id, const struct mpt_config *cfg,
@@ -180,6 +200,7 @@ void mpt_path_reset(struct mpt_path *p, struct mpt_pkt_pool *pool, uint64_t now)
 	p->st.txq_drops += p->txq.pkts;
 	mpt_pktq_purge(&p->txq, pool);
 	mpt_recovery_reset(&p->rec);
+	p->nflowrep = 0;		/* the flows learn of it from the path going down */
 	p->pto_at = 0;
 	p->pto_backoff = 0;
 	if (p->cc_ops->on_path_reset) {

@@ -82,6 +82,8 @@ struct mpt_path_stats {
 	uint64_t ackf_tx, ackf_rx;	/* ACK_FREQUENCY frames sent, applied */
 };
 
+#define MPT_FLOWREP_MAX	16	/* flows in one report: one ACK's or loss's worth */
+
 struct mpt_path {
 	/* configuration */
 	uint8_t id;
@@ -128,6 +130,12 @@ struct mpt_path {
 	struct mpt_pktq lostq;		/* kept data packets declared lost, for the session
 					 * to re-send or recycle (session_repair.c) */
 	struct mpt_pkt_pool *pool;	/* where acknowledged kept packets go back */
+	struct mpt_flowrep {		/* per inner flow, what the recovery released since
+					 * the session last told the scheduler (on_flow) */
+		uint32_t flow;		/* flow_hash (pktmeta.h) */
+		uint32_t acked, lost;	/* bytes */
+	} flowrep[MPT_FLOWREP_MAX];
+	unsigned nflowrep;
 	uint64_t pto_at;		/* 0: no probe timeout armed */
 	uint32_t pto_backoff;
 	bool gso_ok;			/* UDP GSO works on this path's route */
@@ -207,6 +215,10 @@ static inline bool mpt_path_may_fit(const struct mpt_path *p, uint32_t len)
 /* (Re)start path MTU discovery: the base from the remote's family, the search up to
  * OuterMTU, or the pinned MTU. */
 void mpt_path_pmtu_start(struct mpt_path *p, uint64_t now);
+
+/* A packet of flow `flow` (bytes long) acknowledged or declared lost: added to the
+ * path's flow report (a flow past the last slot is not reported). */
+void mpt_path_flowrep_note(struct mpt_path *p, uint32_t flow, uint32_t bytes, bool lost);
 
 /* In flight as schedulers see it: sent and unacked, plus waiting in the pacer. */
 static inline uint64_t mpt_path_in_flight(const struct mpt_path *p)

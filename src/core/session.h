@@ -303,6 +303,9 @@ int mpt_session_send_frames(struct mpt_session *s, struct mpt_path *p,
 /* Hand a packet the scheduler picked mask for to those paths' queues (a copy for each
  * path but the last; session_view.c). */
 void mpt_session_dispatch(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t mask);
+/* Tell the scheduler (on_flow) what the path's recovery acknowledged and declared
+ * lost per inner flow since the last report (path.h, flowrep), and clear it. */
+void mpt_session_flow_report(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 /* The scheduler's turn (session_tx.c): the held flows, the scheduler queue, the rules'
  * queues, onto the paths usable (a mask) in ctx's views; min_fit: the smallest inner
  * packet every usable path carries. Packets go to path queues, nothing is sent. */

@@ -189,5 +189,6 @@ void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,
 		mpt_session_sched_ctx(s, &ctx, now);
 		mpt_rules_on_loss(s, &ctx, p->id, ev->lost_bytes);
 	}
+	mpt_session_flow_report(s, p, now);
 	mpt_session_collect_lost(s, p, now);
 }

@@ -61,6 +61,7 @@ static void on_ack(struct mpt_session *s, const struct mpt_ack_info *ack, uint64
 			mpt_rules_on_ack(s, &ctx, p->id, ev.acked_bytes);
 		}
 	}
+	mpt_session_flow_report(s, p, now);
 }
 
 /* The anchor learns a UE's path from its PROBEs: name, cost, weight, capacity. */

@@ -105,3 +105,18 @@ void mpt_session_dispatch(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t m
 		mpt_pktq_push_ahead(&s->paths[i].txq, copy);	/* real-time first */
 	}
 }
+
+void mpt_session_flow_report(struct mpt_session *s, struct mpt_path *p, uint64_t now)
+{
+	struct mpt_sched_ctx ctx;
+
+	if (!p->nflowrep)
+		return;
+	if (s->sched->on_flow) {
+		mpt_session_sched_ctx(s, &ctx, now);
+		for (unsigned i = 0; i < p->nflowrep; i++)
+			s->sched->on_flow(s->sched_priv, &ctx, p->flowrep[i].flow, p->id,
+					  p->flowrep[i].acked, p->flowrep[i].lost);
+	}
+	p->nflowrep = 0;
+}
