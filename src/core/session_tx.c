@@ -361,18 +361,18 @@ static void schedule_held(struct mpt_session *s, struct mpt_sched_ctx *ctx,
 /*
  * The head packet was held. A scheduler that pins flows holds only its flow: the
  * packet waits aside (flowhold.h) and true says go on with the next. False: the
- * queue holds (a scheduler that does not pin flows, a packet already numbered, every
- * flow slot taken).
+ * queue holds (a scheduler that does not pin flows, a packet already numbered, one
+ * that waits for a path MTU search, every flow slot taken).
  */
 static bool hold_head(struct mpt_session *s, const struct mpt_sched_ctx *ctx,
-		      uint64_t now)
+		      uint32_t min_fit, uint64_t now)
 {
 	struct mpt_pkt *pkt = s->squeue.head;
 
 	s->st.holds++;
 	mpt_standing_update(&s->standing, now, now - pkt->enq_ns +
 			    mpt_session_least_queueing(ctx));
-	if (!per_flow(s) || pkt->dsn != MPT_DSN_UNSET ||
+	if (!per_flow(s) || pkt->dsn != MPT_DSN_UNSET || pkt->len > min_fit ||
 	    (s->fhold.nslots == MPT_FHOLD_FLOWS &&
 	     mpt_fhold_find(&s->fhold, pkt->meta.flow_hash) < 0))
 		return false;
@@ -423,7 +423,7 @@ void mpt_session_schedule(struct mpt_session *s, struct mpt_sched_ctx *ctx,
 		if (mask == MPT_PICK_DROPPED)
 			continue;
 		if (!mask) {
-			if (hold_head(s, ctx, now))
+			if (hold_head(s, ctx, min_fit, now))
 				continue;
 			break;
 		}
