@@ -59,6 +59,7 @@ struct mpt_path_stats {
 	uint64_t tx_pkts, tx_bytes;	/* datagrams sent (all kinds) */
 	uint64_t rx_pkts, rx_bytes;	/* authenticated datagrams received */
 	uint64_t data_tx, data_rx;	/* DATA frames */
+	uint64_t data_tx_bytes;		/* their datagrams' bytes */
 	uint64_t acks_tx, acks_rx;
 	uint64_t probes_tx, probes_rx;
 	uint64_t send_errors;
@@ -148,6 +149,7 @@ struct mpt_path {
 	uint16_t ackf_threshold;	/* 0: never asked (the peer's defaults) */
 	uint32_t ackf_delay_us;
 	uint64_t ackf_checked_ns;
+	uint64_t ackf_data0, ackf_bytes0;	/* st.data_tx, data_tx_bytes then */
 
 	/* receiver */
 	struct mpt_acktrack ackt;

@@ -78,6 +78,7 @@ void mpt_path_batch_add(struct mpt_path *p, struct mpt_txbatch *b, size_t len,
 	struct mmsghdr *m = &b->msg[b->n];
 
 	p->st.data_tx++;
+	p->st.data_tx_bytes += len;
 	mpt_pacer_on_send(&p->pacer, p->cc.pacing_rate, (uint32_t)len, now);
 	b->iov[b->n].iov_base = b->buf + b->off;
 	b->iov[b->n].iov_len = len;

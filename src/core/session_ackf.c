@@ -8,7 +8,11 @@
  *
  *   threshold  cwnd / 8 packets, in [2, 64]: eight ACKs per window keep the ACK clock
  *              (BBR tolerates ACK decimation: its delivery rate is measured over the
- *              acknowledged bytes, its cwnd gain of 2 covers the aggregation);
+ *              acknowledged bytes, its cwnd gain of 2 covers the aggregation); the
+ *              packets counted at the mean size of the data the path sent since the
+ *              last check, so a path that carries small packets (the inner flow's TCP
+ *              ACKs on an uplink) is acknowledged per eighth of its window too, not
+ *              every second packet (a 40-byte ACK per two 100-byte packets);
  *   max delay  min_rtt / 4, in [1, 25] ms: an ACK still comes within a quarter RTT
  *              when the window is small.
  *
@@ -29,6 +33,17 @@ static bool moved(uint32_t old, uint32_t now, unsigned num, unsigned den)
 	return (uint64_t)hi * den > (uint64_t)lo * (den + num);
 }
 
+/* The mean size of the data datagrams the path sent since the last check (the full
+ * size when it sent none): the window's packets, for the threshold's count. */
+static uint32_t sent_size(struct mpt_path *p, uint32_t full)
+{
+	uint64_t n = p->st.data_tx - p->ackf_data0, b = p->st.data_tx_bytes - p->ackf_bytes0;
+
+	p->ackf_data0 = p->st.data_tx;
+	p->ackf_bytes0 = p->st.data_tx_bytes;
+	return n && b / n ? (uint32_t)MPT_MIN(b / n, full) : full;
+}
+
 size_t mpt_session_ackf_append(struct mpt_session *s, struct mpt_path *p, uint8_t *pos,
 			       size_t room, uint64_t now)
 {
@@ -43,7 +58,8 @@ size_t mpt_session_ackf_append(struct mpt_session *s, struct mpt_path *p, uint8_
 	p->ackf_checked_ns = now;
 	if (!p->rec.have_rtt)
 		return 0;
-	mpt_ackf_policy(p->cc.cwnd, s->d->pool.mtu, p->rec.min_rtt_ns, &thr, &delay);
+	mpt_ackf_policy(p->cc.cwnd, sent_size(p, s->d->pool.mtu), p->rec.min_rtt_ns, &thr,
+			&delay);
 	if (p->ackf_threshold && !moved(p->ackf_threshold, thr, 1, 2) &&
 	    !moved(p->ackf_delay_us, delay, 1, 4))
 		return 0;

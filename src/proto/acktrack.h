@@ -79,8 +79,9 @@ int mpt_acktrack_on_packet(struct mpt_acktrack *t, uint64_t pn, bool ack_eliciti
 void mpt_acktrack_set_frequency(struct mpt_acktrack *t, uint32_t every,
 				uint64_t max_ack_delay_ns);
 
-/* The ACK frequency a path's sender asks for (session_ackf.c): cwnd / 8 packets in
- * [2, 64], min_rtt / 4 in [1, 25] ms. */
+/* The ACK frequency a path's sender asks for (session_ackf.c): cwnd / 8 packets (of
+ * `mss` bytes: the size of the packets it sends) in [2, 64], min_rtt / 4 in [1, 25]
+ * ms. */
 #define MPT_ACKF_MIN_THRESHOLD	2
 #define MPT_ACKF_MAX_THRESHOLD	64
 #define MPT_ACKF_MIN_DELAY_US	1000

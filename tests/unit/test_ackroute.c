@@ -257,6 +257,38 @@ static void test_ack_on_other_path(void **state)
 	h_free(&h);
 }
 
+/* The ACK frequency a path asks for counts the window in the packets it sends: full
+ * ones, one ACK per eighth of the window (8 packets of a 96 kB window); the inner
+ * flow's TCP ACKs (120-byte datagrams), the cap (64) instead of every 2nd packet. */
+static void test_ackf_counts_sent_size(void **state)
+{
+	uint64_t now = 1000 * MS;
+	struct harness h;
+	struct mpt_path *p;
+	uint8_t buf[64];
+
+	h_init(&h, now);
+	p = &h.s->paths[0];
+	p->cc.cwnd = 2 * 48000;
+	p->rec.min_rtt_ns = 24 * MS;
+	p->st.data_tx = 100;
+	p->st.data_tx_bytes = 100 * (uint64_t)h.d->pool.mtu;
+	assert_true(mpt_session_ackf_append(h.s, p, buf, sizeof(buf), now) > 0);
+	assert_int_equal(p->ackf_threshold, 96000 / h.d->pool.mtu / 8);
+	assert_int_equal(p->ackf_delay_us, 6000);
+
+	now += 200 * MS;
+	p->st.data_tx += 1000;
+	p->st.data_tx_bytes += 1000 * 120;
+	assert_true(mpt_session_ackf_append(h.s, p, buf, sizeof(buf), now) > 0);
+	assert_int_equal(p->ackf_threshold, MPT_ACKF_MAX_THRESHOLD);
+
+	now += 200 * MS;				/* nothing sent: full size again */
+	assert_true(mpt_session_ackf_append(h.s, p, buf, sizeof(buf), now) > 0);
+	assert_int_equal(p->ackf_threshold, 96000 / h.d->pool.mtu / 8);
+	h_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_owd),
 		cmocka_unit_test(test_full_return_moves_acks),
 		cmocka_unit_test(test_ack_on_other_path),
+		cmocka_unit_test(test_ackf_counts_sent_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
