@@ -4,9 +4,12 @@
  * PROBE doubles the interval to the next, up to IdleProbeInterval, so that 1,000 idle
  * UEs do not keep their anchor busy answering (the anchor sends none of its own on a
  * quiet session, session_idle.c). A PROBE that went unanswered, a path that is down
- * or data since the last PROBE: back to ProbeInterval. The miss limit counts the
- * interval in force, so an idle path that died is found within about two of them;
- * data on a silent path ends the backoff at once (mpt_session_data_seen). The timer
+ * or data since the last PROBE: back to ProbeInterval. An idle path that died is
+ * found when its next PROBE goes unacknowledged: a PROBE counts in flight, and the
+ * dead-path rule (mpt_session_check_dead: 1.5 PTO, at least 30 ms) takes the path
+ * down; the miss limit, which counts the interval in force, is the bound for a path
+ * that answers nothing. Data on a silent path ends the backoff at once
+ * (mpt_session_data_seen). The timer
  * (session_timer.c) sends the PROBEs; this file only says when.
  */
 #include "daemon.h"
