@@ -11,12 +11,17 @@
 # Checks: an idle UE's PROBEs slow down to about one per 2 s per path (20 a second
 # without the backoff) while both paths stay up on both sides and the anchor's
 # session stays quiet (no wake-up); a path cut while idle (a blackhole route on the
-# anchor: the UE's PROBEs go unanswered) goes down on the UE within two idle
-# intervals; a path cut just before traffic starts is probed with the first data and
-# goes down within a few ProbeIntervals, so a ping over both paths loses little.
+# anchor: the UE's PROBEs go unanswered) goes down on the UE with its next PROBE, so
+# within one idle interval and the dead-path time: the PROBE is ack-eliciting, in
+# flight, and a path with nothing acknowledged for 1.5 probe timeouts (at least 30 ms,
+# 500 ms with a stale RTT: session_repair.c) is down; ProbeMissLimit x the idle
+# interval (6 s) would come later and is not what finds it; a path cut just before
+# traffic starts is probed with the first data and goes down within a few
+# ProbeIntervals, so a ping over both paths loses little.
 . "$(dirname "$0")/lib.sh"
 require_root
 IDLE_PROBE_MS=2000
+DEAD_STALE_MS=500	# session_repair.c MPT_DEAD_STALE_NS: the longest dead-path time on a veth
 topo_up 2
 genkeys anchor; genkeys ue
 write_anchor_conf "$TMP/anchor.conf" rr fixed \
@@ -59,10 +64,15 @@ check "p1, p2 up on the anchor" \
 check "the anchor's session stayed quiet (no wake-up)" [ $((w1 - w0)) = 0 ]
 
 # an idle path dies: the UE's PROBEs on p1 go unanswered
+dd0=$(uctl session.0.path.0.dead_by_data)
 ip -n $NS_AN route add blackhole 10.1.1.2/32
 if ms=$(wait_ue 8 session.0.path.0.up 0); then
-	ok "idle p1 cut: down on the UE after $ms ms (idle interval 2 s)"
-	check "... within two idle intervals and a bit" [ "$ms" -le 5000 ]
+	ok "idle p1 cut: down on the UE after $ms ms (idle interval 2 s," \
+		"PROBE timeouts $(uctl session.0.path.0.probe_timeouts))"
+	check "... found by its next PROBE: within the idle interval, dead-path time, 250 ms" \
+		[ "$ms" -le $((IDLE_PROBE_MS + DEAD_STALE_MS + 250)) ]
+	check "... as a dead path (the unanswered PROBE in flight), not by the miss limit" \
+		[ "$(uctl session.0.path.0.dead_by_data)" = $((dd0 + 1)) ]
 else
 	fail "idle p1 cut: not down on the UE within 8 s"
 fi

@@ -7,7 +7,7 @@
  * odd last segment, PSH on the last). Segments that must not join a run are refused:
  * out of order, another flow, a bad checksum, SYN, CE marked, a larger segment, after
  * a short one or PSH, a gap in IPv4 ids, UDP, pure ACKs. Checksums are verified by the
- * plain RFC 1071 sum below.
+ * plain RFC 1071 sum of support/csumtest.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,32 +20,12 @@
 
 #include <mptund/wire.h>
 
+#include "csumtest.h"
 #include "gro.h"
 #include "gso.h"
 
 #define MTU	1500
 #define SEG	1200
-
-static uint32_t sum16(uint32_t acc, const uint8_t *p, size_t len)
-{
-	for (size_t i = 0; i + 1 < len; i += 2)
-		acc += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		acc += (uint32_t)p[len - 1] << 8;
-	return acc;
-}
-
-static uint16_t fold(uint32_t acc)
-{
-	while (acc >> 16)
-		acc = (acc & 0xffff) + (acc >> 16);
-	return (uint16_t)acc;
-}
-
-static uint32_t pseudo(const uint8_t *pkt, int v, uint32_t l4len)
-{
-	return v == 4 ? sum16(6 + l4len, pkt + 12, 8) : sum16(6 + l4len, pkt + 8, 32);
-}
 
 /* A TCP super-packet with timestamps (12 option bytes), flags ACK|PSH; its length. */
 static size_t build(uint8_t *p, int v, size_t n)
@@ -63,7 +43,7 @@ static size_t build(uint8_t *p, int v, size_t n)
 		p[8] = 63;
 		p[9] = 6;
 		memcpy(p + 12, "\x0a\x02\x00\x02\x0a\x63\x00\x02", 8);
-		mpt_put_u16(p + 10, (uint16_t)~fold(sum16(0, p, 20)));
+		mpt_put_u16(p + 10, (uint16_t)~csumtest_sum(p, 20));
 	} else {
 		p[0] = 0x60;
 		mpt_put_u16(p + 4, (uint16_t)(len - 40));
@@ -82,7 +62,7 @@ static size_t build(uint8_t *p, int v, size_t n)
 	memcpy(t + 20, "\x01\x01\x08\x0a\x00\x00\x00\x05\x00\x00\x00\x09", 12);
 	for (size_t i = 0; i < n; i++)
 		t[32 + i] = (uint8_t)(i * 11 + 5);
-	mpt_put_u16(t + 16, fold(pseudo(p, v, (uint32_t)(len - ip))));
+	mpt_put_u16(t + 16, csumtest_fold(csumtest_pseudo(p, v, 6, (uint32_t)(len - ip))));
 	return len;
 }
 
@@ -134,8 +114,9 @@ static void round_trip(int v, size_t n)
 	assert_memory_equal(buf + l4, super + l4, 16);
 	assert_memory_equal(buf + l4 + 18, super + l4 + 18, len - l4 - 18);
 	if (v == 4)
-		assert_int_equal(fold(sum16(0, buf, 20)), 0xffff);
-	assert_int_equal(mpt_get_u16(buf + l4 + 16), fold(pseudo(buf, v, (uint32_t)(len - l4))));
+		assert_int_equal(csumtest_sum(buf, 20), 0xffff);
+	assert_int_equal(mpt_get_u16(buf + l4 + 16),
+			 csumtest_fold(csumtest_pseudo(buf, v, 6, (uint32_t)(len - l4))));
 	/* and cut again: the same segments */
 	cut(buf, out, v, &b);
 	assert_int_equal(b.n, a.n);
@@ -190,12 +171,12 @@ static void test_refused(void **state)
 	memcpy(p, s.pkt[1], s.len[1]);
 	p[1] = 0x03;						/* CE marked */
 	mpt_put_u16(p + 10, 0);
-	mpt_put_u16(p + 10, (uint16_t)~fold(sum16(0, p, 20)));
+	mpt_put_u16(p + 10, (uint16_t)~csumtest_sum(p, 20));
 	assert_false(offer_after(1, p, s.len[1], &s));
 	memcpy(p, s.pkt[1], s.len[1]);
 	mpt_put_u16(p + 4, 9);					/* an IPv4 id gap */
 	mpt_put_u16(p + 10, 0);
-	mpt_put_u16(p + 10, (uint16_t)~fold(sum16(0, p, 20)));
+	mpt_put_u16(p + 10, (uint16_t)~csumtest_sum(p, 20));
 	assert_false(offer_after(1, p, s.len[1], &s));
 	/* after the short last segment (PSH), nothing joins */
 	assert_false(offer_after(6, s.pkt[5], s.len[5], &s));

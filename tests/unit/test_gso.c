@@ -4,7 +4,7 @@
  * an odd last segment, sequence numbers across the 32-bit wrap, IPv4 ids and lengths,
  * PSH/FIN only on the last segment and CWR only on the first; UDP (USO); completion of
  * a partial checksum; and the packets it refuses. Every checksum is verified by the
- * plain RFC 1071 sum below, written independently of the module's.
+ * plain RFC 1071 sum of support/csumtest.c, written independently of the module's.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -17,40 +17,12 @@
 
 #include <mptund/wire.h>
 
+#include "csumtest.h"
 #include "gso.h"
 
 #define MTU	1100
 #define SEG	1000
 #define SEQ0	0xfffff900u		/* wraps within the run */
-
-/* Big-endian 16-bit words, byte by byte. */
-static uint32_t sum16(uint32_t acc, const uint8_t *p, size_t len)
-{
-	for (size_t i = 0; i + 1 < len; i += 2)
-		acc += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		acc += (uint32_t)p[len - 1] << 8;
-	return acc;
-}
-
-static uint16_t fold(uint32_t acc)
-{
-	while (acc >> 16)
-		acc = (acc & 0xffff) + (acc >> 16);
-	return (uint16_t)acc;
-}
-
-/* Sum of the pseudo-header of an IPv4 (v 4) or IPv6 packet for its transport part. */
-static uint32_t pseudo(const uint8_t *pkt, int v, uint8_t proto, uint32_t l4len)
-{
-	return v == 4 ? sum16(proto + l4len, pkt + 12, 8) : sum16(proto + l4len, pkt + 8, 32);
-}
-
-/* 0xffff when the transport checksum at l4 is right. */
-static uint16_t l4_check(const uint8_t *pkt, size_t len, int v, size_t l4, uint8_t proto)
-{
-	return fold(sum16(pseudo(pkt, v, proto, (uint32_t)(len - l4)), pkt + l4, len - l4));
-}
 
 static uint8_t payload_byte(size_t i)
 {
@@ -75,7 +47,7 @@ static size_t build_tcp(uint8_t *p, int v, size_t n, uint8_t flags, size_t *l4)
 		p[8] = 64;
 		p[9] = 6;
 		memcpy(p + 12, "\x0a\x09\x00\x02\x0a\x09\x00\x01", 8);
-		mpt_put_u16(p + 10, (uint16_t)~fold(sum16(0, p, 20)));
+		mpt_put_u16(p + 10, (uint16_t)~csumtest_sum(p, 20));
 	} else {
 		p[0] = 0x60;
 		mpt_put_u16(p + 4, (uint16_t)(len - 40));
@@ -94,7 +66,7 @@ static size_t build_tcp(uint8_t *p, int v, size_t n, uint8_t flags, size_t *l4)
 	memcpy(t + 20, opts, sizeof(opts));
 	for (size_t i = 0; i < n; i++)
 		t[32 + i] = payload_byte(i);
-	mpt_put_u16(t + 16, fold(pseudo(p, v, 6, (uint32_t)(len - ip))));
+	mpt_put_u16(t + 16, csumtest_fold(csumtest_pseudo(p, v, 6, (uint32_t)(len - ip))));
 	*l4 = ip;
 	return len;
 }
@@ -125,7 +97,7 @@ static void check_tcp_segments(int v, size_t n, uint8_t flags, uint8_t gso_type)
 			assert_int_equal(mpt_get_u16(out + 4), (uint16_t)(0xfffe + i));
 			assert_int_equal(out[6], 0x40);
 			assert_int_equal(out[8], 64);
-			assert_int_equal(fold(sum16(0, out, 20)), 0xffff);
+			assert_int_equal(csumtest_sum(out, 20), 0xffff);
 		} else {
 			assert_int_equal(mpt_get_u16(out + 4), seglen - 40);
 			assert_memory_equal(out + 6, pkt + 6, 34);
@@ -137,7 +109,7 @@ static void check_tcp_segments(int v, size_t n, uint8_t flags, uint8_t gso_type)
 		assert_int_equal(t[13] & 0x08, last ? flags & 0x08 : 0);	/* PSH */
 		assert_int_equal(t[13] & 0x80, i == 0 ? flags & 0x80 : 0);	/* CWR */
 		assert_int_equal(t[13] & 0x50, flags & 0x50);		/* ACK, ECE */
-		assert_int_equal(l4_check(out, seglen, v, l4, 6), 0xffff);
+		assert_int_equal(csumtest_l4(out, seglen, v, l4, 6), 0xffff);
 		assert_memory_equal(out + hlen, pkt + hlen + done, plen);
 		assert_int_equal(out[seglen], 0xee);			/* no overrun */
 		done += plen;
@@ -198,10 +170,10 @@ static void test_udp_l4(void **state)
 		assert_int_equal(seglen, 28 + plen);
 		assert_int_equal(mpt_get_u16(out + 2), seglen);
 		assert_int_equal(mpt_get_u16(out + 4), 100 + i);
-		assert_int_equal(fold(sum16(0, out, 20)), 0xffff);
+		assert_int_equal(csumtest_sum(out, 20), 0xffff);
 		assert_int_equal(mpt_get_u16(out + 24), 8 + plen);
 		assert_int_not_equal(mpt_get_u16(out + 26), 0);
-		assert_int_equal(l4_check(out, seglen, 4, 20, 17), 0xffff);
+		assert_int_equal(csumtest_l4(out, seglen, 4, 20, 17), 0xffff);
 		assert_memory_equal(out + 28, pkt + 28 + i * SEG, plen);
 	}
 }
@@ -218,11 +190,11 @@ static void test_complete_csum(void **state)
 	struct mpt_gso g;
 
 	(void)state;
-	assert_int_not_equal(l4_check(pkt, len, 6, l4, 6), 0xffff);	/* partial */
+	assert_int_not_equal(csumtest_l4(pkt, len, 6, l4, 6), 0xffff);	/* partial */
 	assert_int_equal(mpt_gso_prepare(&g, &vh, pkt, (uint32_t)len, MTU, &why), 0);
 	assert_int_equal(g.nsegs, 1);
 	assert_int_equal(mpt_gso_segment(&g, 0, out), len);
-	assert_int_equal(l4_check(out, len, 6, l4, 6), 0xffff);
+	assert_int_equal(csumtest_l4(out, len, 6, l4, 6), 0xffff);
 	assert_memory_equal(out, pkt, l4 + 16);
 	assert_memory_equal(out + l4 + 18, pkt + l4 + 18, len - l4 - 18);
 

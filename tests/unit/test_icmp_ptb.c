@@ -16,18 +16,8 @@
 
 #include <mptund/wire.h>
 
+#include "csumtest.h"
 #include "icmp_ptb.h"
-
-static uint16_t csum(const uint8_t *p, size_t len, uint32_t acc)
-{
-	for (size_t i = 0; i + 1 < len; i += 2)
-		acc += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		acc += (uint32_t)p[len - 1] << 8;
-	while (acc >> 16)
-		acc = (acc & 0xffff) + (acc >> 16);
-	return (uint16_t)acc;
-}
 
 static size_t tcp4(uint8_t *p, size_t len, bool df)
 {
@@ -55,11 +45,11 @@ static void test_ipv4_frag_needed(void **state)
 	assert_int_equal(out[9], 1);
 	assert_memory_equal(out + 12, pkt + 16, 4);	/* from the destination */
 	assert_memory_equal(out + 16, pkt + 12, 4);	/* to the source */
-	assert_int_equal(csum(out, 20, 0), 0xffff);
+	assert_int_equal(csumtest_sum(out, 20), 0xffff);
 	assert_int_equal(out[20], 3);
 	assert_int_equal(out[21], 4);
 	assert_int_equal(mpt_get_u16(out + 26), 1209);
-	assert_int_equal(csum(out + 20, n - 20, 0), 0xffff);
+	assert_int_equal(csumtest_sum(out + 20, n - 20), 0xffff);
 	assert_memory_equal(out + 28, pkt, n - 28);	/* the quote */
 }
 
@@ -84,7 +74,6 @@ static void test_ipv4_without_df_and_errors(void **state)
 static void test_ipv6_packet_too_big(void **state)
 {
 	uint8_t pkt[1409], out[MPT_ICMP_PTB_MAX];
-	uint32_t acc = 0;
 	size_t n;
 
 	memset(pkt, 0x5a, sizeof(pkt));
@@ -102,9 +91,7 @@ static void test_ipv6_packet_too_big(void **state)
 	assert_memory_equal(out + 24, pkt + 8, 16);
 	assert_int_equal(out[40], 2);
 	assert_int_equal(mpt_get_u32(out + 44), 1341);
-	acc = csum(out + 8, 32, 0);
-	acc += 1240 + 58;
-	assert_int_equal(csum(out + 40, 1240, acc), 0xffff);
+	assert_int_equal(csumtest_l4(out, n, 6, 40, 58), 0xffff);
 	/* an MTU below the IPv6 minimum is announced as 1280 */
 	n = mpt_icmp_ptb_build(out, sizeof(out), pkt, sizeof(pkt), 1100);
 	assert_int_equal(mpt_get_u32(out + 44), 1280);

@@ -16,23 +16,12 @@
 
 #include <cmocka.h>
 
+#include "csumtest.h"
 #include "ipfrag.h"
 
 static unsigned u16(const uint8_t *p)
 {
 	return (unsigned)p[0] << 8 | p[1];
-}
-
-/* The one's-complement sum over a header with its checksum in place: 0xffff when right. */
-static unsigned sum_ok(const uint8_t *h, size_t len)
-{
-	unsigned long acc = 0;
-
-	for (size_t i = 0; i < len; i += 2)
-		acc += u16(h + i);
-	while (acc > 0xffff)
-		acc = (acc & 0xffff) + (acc >> 16);
-	return (unsigned)acc;
 }
 
 /* A UDP-in-IPv4 packet of len bytes with opt_len bytes of options, data 0, 1, 2... */
@@ -76,7 +65,7 @@ static unsigned cut_and_join(const uint8_t *pkt, size_t len, size_t mtu, uint8_t
 		assert_true(flen <= mtu);
 		assert_int_equal(u16(f + 2), flen);
 		assert_int_equal(f[0] >> 4, 4);
-		assert_int_equal(sum_ok(f, fihl), 0xffff);
+		assert_int_equal(csumtest_sum(f, fihl), 0xffff);
 		assert_memory_equal(f + 4, pkt + 4, 2);		/* one identification */
 		assert_memory_equal(f + 8, pkt + 8, 2);		/* TTL, protocol */
 		assert_memory_equal(f + 12, pkt + 12, 8);	/* addresses */

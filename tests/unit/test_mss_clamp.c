@@ -11,37 +11,18 @@
 
 #include <mptund/wire.h>
 
+#include "csumtest.h"
 #include "mss_clamp.h"
-
-static uint32_t sum16(uint32_t acc, const uint8_t *p, size_t len)
-{
-	for (size_t i = 0; i + 1 < len; i += 2)
-		acc += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		acc += (uint32_t)p[len - 1] << 8;
-	return acc;
-}
-
-static uint16_t fold(uint32_t acc)
-{
-	while (acc >> 16)
-		acc = (acc & 0xffff) + (acc >> 16);
-	return (uint16_t)acc;
-}
 
 /* TCP checksum over the IPv4 pseudo-header: 0xffff when right. */
 static uint16_t check4(const uint8_t *pkt, size_t len)
 {
-	uint32_t acc = sum16(0, pkt + 12, 8) + 6 + (uint32_t)(len - 20);
-
-	return fold(sum16(acc, pkt + 20, len - 20));
+	return csumtest_l4(pkt, len, 4, 20, 6);
 }
 
 static uint16_t check6(const uint8_t *pkt, size_t len)
 {
-	uint32_t acc = sum16(0, pkt + 8, 32) + 6 + (uint32_t)(len - 40);
-
-	return fold(sum16(acc, pkt + 40, len - 40));
+	return csumtest_l4(pkt, len, 6, 40, 6);
 }
 
 /* A SYN with options: nop, nop, sackok, mss (last, to walk the list), wscale. */
@@ -63,8 +44,7 @@ static size_t syn4(uint8_t *p, uint16_t mss)
 	p[33] = 0x02;
 	memcpy(p + 40, opts, sizeof(opts));
 	mpt_put_u16(p + 40 + 6, mss);
-	mpt_put_u16(p + 36, (uint16_t)~fold(sum16(sum16(0, p + 12, 8) + 6 +
-						  (uint32_t)(len - 20), p + 20, len - 20)));
+	mpt_put_u16(p + 36, (uint16_t)~check4(p, len));
 	return len;
 }
 
@@ -121,7 +101,7 @@ static void test_ipv6_syn(void **state)
 	p[60] = 2;
 	p[61] = 4;
 	mpt_put_u16(p + 62, 1440);
-	mpt_put_u16(p + 56, (uint16_t)~fold(sum16(sum16(0, p + 8, 32) + 6 + 24, p + 40, 24)));
+	mpt_put_u16(p + 56, (uint16_t)~check6(p, len));
 	assert_int_equal(check6(p, len), 0xffff);
 	assert_true(mpt_mss_clamp(p, len, 1289));
 	assert_int_equal(mpt_get_u16(p + 62), 1229);

@@ -11,9 +11,9 @@
  * With offload the socket's first flight (cwnd 10 x 1000 bytes) must come out of one
  * read as a TSO super-packet larger than the MTU behind a virtio-net header, and its
  * segments (proto/gso) must carry exactly the bytes sent with checksums right by an
- * independent RFC 1071 sum. The SYN-ACK written with the zero header must be taken
- * (the connect completes). Without offload every read is one packet of at most the
- * MTU with a complete checksum. The other way, three segments from the peer coalesced
+ * independent RFC 1071 sum (support/csumtest.c). The SYN-ACK written with the zero
+ * header must be taken (the connect completes). Without offload every read is one
+ * packet of at most the MTU with a complete checksum. The other way, three segments from the peer coalesced
  * by proto/gro and written as one super-packet (a partial checksum behind the header)
  * must reach the socket intact.
  */
@@ -37,6 +37,7 @@
 
 #include <mptund/wire.h>
 
+#include "csumtest.h"
 #include "gro.h"
 #include "gso.h"
 #include "tun.h"
@@ -46,30 +47,12 @@
 #define MSS		1000
 #define SENT		20000
 
-static uint32_t sum16(uint32_t acc, const uint8_t *p, size_t len)
-{
-	for (size_t i = 0; i + 1 < len; i += 2)
-		acc += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		acc += (uint32_t)p[len - 1] << 8;
-	return acc;
-}
-
-static uint16_t fold(uint32_t acc)
-{
-	while (acc >> 16)
-		acc = (acc & 0xffff) + (acc >> 16);
-	return (uint16_t)acc;
-}
-
 /* 0xffff when both the IPv4 header and the TCP checksums of pkt are right. */
 static bool checksums_ok(const uint8_t *p, size_t len)
 {
 	size_t ihl = (size_t)(p[0] & 15) * 4;
 
-	return fold(sum16(0, p, ihl)) == 0xffff &&
-	       fold(sum16(sum16(6 + (uint32_t)(len - ihl), p + 12, 8), p + ihl, len - ihl)) ==
-	       0xffff;
+	return csumtest_sum(p, ihl) == 0xffff && csumtest_l4(p, len, 4, ihl, 6) == 0xffff;
 }
 
 static struct mpt_prefix pfx(const char *a, uint8_t plen)
@@ -136,7 +119,7 @@ static int connect_through(struct mpt_tun *t, bool offload, uint32_t *isn)
 	synack[10] = synack[11] = 0;
 	memcpy(synack + 12, seg + 16, 4);
 	memcpy(synack + 16, seg + 12, 4);
-	mpt_put_u16(synack + 10, (uint16_t)~fold(sum16(0, synack, 20)));
+	mpt_put_u16(synack + 10, (uint16_t)~csumtest_sum(synack, 20));
 	memset(synack + 20, 0, 24);
 	mpt_put_u16(synack + 20, 5201);
 	memcpy(synack + 22, seg + 20, 2);
@@ -146,11 +129,8 @@ static int connect_through(struct mpt_tun *t, bool offload, uint32_t *isn)
 	synack[33] = 0x12;
 	mpt_put_u16(synack + 34, 65535);
 	memcpy(synack + 40, "\x02\x04\x03\xe8", 4);		/* MSS 1000 */
-	{	/* no room for wscale in 24 bytes of header: the window stays 65535 */
-		uint32_t acc = sum16(6 + 24, synack + 12, 8);
-
-		mpt_put_u16(synack + 36, (uint16_t)~fold(sum16(acc, synack + 20, 24)));
-	}
+	/* no room for wscale in 24 bytes of header: the window stays 65535 */
+	mpt_put_u16(synack + 36, (uint16_t)~csumtest_l4(synack, sizeof(synack), 4, 20, 6));
 	assert_int_equal(mpt_tun_write(t, synack, sizeof(synack)), sizeof(synack));
 	for (int i = 0; i < 200; i++) {
 		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
@@ -197,7 +177,7 @@ static size_t peer_segment(uint8_t *p, const uint8_t *syn, uint32_t isn, int k)
 	p[9] = 6;
 	memcpy(p + 12, syn + 16, 4);
 	memcpy(p + 16, syn + 12, 4);
-	mpt_put_u16(p + 10, (uint16_t)~fold(sum16(0, p, 20)));
+	mpt_put_u16(p + 10, (uint16_t)~csumtest_sum(p, 20));
 	mpt_put_u16(p + 20, 5201);
 	memcpy(p + 22, syn + 20, 2);
 	mpt_put_u32(p + 24, 7001 + (uint32_t)k * MSS);
@@ -207,8 +187,7 @@ static size_t peer_segment(uint8_t *p, const uint8_t *syn, uint32_t isn, int k)
 	mpt_put_u16(p + 34, 65535);
 	for (size_t i = 0; i < MSS; i++)
 		p[40 + i] = sent_byte(k * MSS + i + 7);
-	mpt_put_u16(p + 36, (uint16_t)~fold(sum16(sum16(6 + (uint32_t)(len - 20), p + 12, 8),
-						  p + 20, len - 20)));
+	mpt_put_u16(p + 36, (uint16_t)~csumtest_l4(p, len, 4, 20, 6));
 	return len;
 }
 
