@@ -34,6 +34,10 @@
  * Losses (draft 4.2.3.4): on the first loss of an episode the window is cut to what is
  * in flight and grows only by what is acknowledged (packet conservation) for one round;
  * the episode ends at a round without losses, when the prior window is restored.
+ * mptund's own: RTprop expires early, from any state, after rtprop_jump_rounds rounds
+ * whose RTT samples the old RTprop and our in-flight cannot explain while the window
+ * or Drain held the path (bbr_check_rtprop_jump): a lengthened path otherwise keeps a
+ * window of the old BDP, and Drain never ends, for up to min_rtt_win_ms.
  * Not implemented from later tcp_bbr.c: the long-term (policer) bandwidth model, the
  * ACK-aggregation cwnd allowance, idle restart.
  */
