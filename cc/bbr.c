@@ -34,6 +34,10 @@
  * Losses (draft 4.2.3.4): on the first loss of an episode the window is cut to what is
  * in flight and grows only by what is acknowledged (packet conservation) for one round;
  * the episode ends at a round without losses, when the prior window is restored.
+ * mptund's own: RTprop expires early, from any state, after rtprop_jump_rounds rounds
+ * whose RTT samples the old RTprop and our in-flight cannot explain while the window
+ * or Drain held the path (bbr_check_rtprop_jump): a lengthened path otherwise keeps a
+ * window of the old BDP, and Drain never ends, for up to min_rtt_win_ms.
  * Not implemented from later tcp_bbr.c: the long-term (policer) bandwidth model, the
  * ACK-aggregation cwnd allowance, idle restart.
  */
@@ -71,6 +75,7 @@ struct bbr {
 	uint32_t startup_full_loss_cnt;
 	double loss_thresh;
 	double probe_rtt_cwnd_gain;
+	uint32_t rtprop_jump_rounds;
 	bool loss_recovery;
 
 	/* state */
@@ -91,6 +96,12 @@ struct bbr {
 	uint32_t round_loss_events;	/* ACKs that declared losses this round */
 	uint64_t startup_loss_exits;	/* stat: Startup left on high loss */
 	uint64_t probe_rtt_deferred;	/* stat: ProbeRTT starts put off for another path */
+	uint64_t rtprop_jumps;		/* stat: RTprop expired early, the path lengthened */
+	uint32_t jump_rounds;		/* rounds in a row of RTT samples RTprop misses */
+	bool jump_round_fit;		/* this round: a sample RTprop explains */
+	bool jump_round_sampled;	/* this round: an RTT sample was judged */
+	bool jump_round_limited;	/* this round: the window or Drain held the path */
+	bool rtprop_stale;		/* RTprop expires on the next ACK */
 	double pacing_gain;		/* stat */
 	double cur_cwnd_gain;
 	uint32_t mode;			/* stat: enum mpt_cc_state */
@@ -345,13 +356,64 @@ static void bbr_check_drain(struct mpt_cc *cc, struct bbr *b,
 		bbr_enter_probe_bw(cc, b, now);
 }
 
+/*
+ * mptund: RTprop expires early when the path lengthened (a route change, a degraded
+ * radio link). The draft keeps RTprop for RTpropFilterLen (10 s, draft 4.1.2.3) and
+ * refreshes it only then; meanwhile a window sized by the old RTprop caps the rate at
+ * cwnd_gain x BtlBw x RTprop / RTT, the capped delivery-rate samples lower BtlBw
+ * within bw_rtts rounds, and the window shrinks again: at 20 -> 300 ms a path falls to
+ * a few packets a round. Drain is worse off: it ends at in_flight <= BDP (draft
+ * 4.3.3), which the old BDP never admits, and it paces at drain_gain x BtlBw all the
+ * while, so BtlBw falls by that each bw_rtts rounds.
+ *
+ * A sample RTprop explains has rtt <= RTprop + prior_in_flight / BtlBw: our own
+ * bytes ahead of it at the bottleneck's estimated rate. A round whose every sample
+ * misses that while the window (or Drain) held the path means the propagation delay,
+ * a queue of others, or a slower bottleneck: either way the old RTprop no longer
+ * describes the path. After rtprop_jump_rounds such rounds in a row RTprop expires as
+ * if its window had run out (draft 4.1.2.3; ProbeRTT, 4.3.5, then measures the path
+ * with our queue drained). A steady path never qualifies: at a delivery rate near
+ * BtlBw, in_flight / BtlBw alone is about the whole RTT (Little's law).
+ */
+static void bbr_check_rtprop_jump(const struct mpt_cc *cc, struct bbr *b,
+				  const struct mpt_rate_sample *rs)
+{
+	uint64_t bw = bbr_max_bw(b);
+
+	if (!b->rtprop_jump_rounds || b->mode == MPT_CC_PROBE_RTT) {
+		b->jump_rounds = 0;
+		b->jump_round_sampled = b->jump_round_fit = b->jump_round_limited = false;
+		return;
+	}
+	if (b->round_start) {
+		if (b->jump_round_sampled && !b->jump_round_fit && b->jump_round_limited)
+			b->jump_rounds++;
+		else
+			b->jump_rounds = 0;
+		b->jump_round_sampled = b->jump_round_fit = b->jump_round_limited = false;
+		if (b->jump_rounds >= b->rtprop_jump_rounds) {
+			b->jump_rounds = 0;
+			b->rtprop_stale = true;
+			b->rtprop_jumps++;
+		}
+	}
+	if (b->mode == MPT_CC_DRAIN || rs->prior_in_flight + rs->acked_bytes >= cc->cwnd)
+		b->jump_round_limited = true;
+	if (!rs->rtt_ns || !b->min_rtt_ns || !bw)
+		return;
+	b->jump_round_sampled = true;
+	if ((double)rs->rtt_ns <= (double)b->min_rtt_ns +
+				  (double)rs->prior_in_flight * 1e9 / (double)bw)
+		b->jump_round_fit = true;
+}
+
 /* draft 4.1.2.3 RTprop filter, 4.3.5 ProbeRTT / tcp_bbr.c bbr_update_min_rtt */
 static void bbr_update_min_rtt(struct mpt_cc *cc, struct bbr *b,
 			       const struct mpt_cc_path *p,
 			       const struct mpt_rate_sample *rs, uint64_t now)
 {
 	uint64_t win = (uint64_t)b->min_rtt_win_ms * MPT_NSEC_PER_MSEC;
-	bool expired = b->min_rtt_ns && now > b->min_rtt_stamp + win;
+	bool expired = b->min_rtt_ns && (now > b->min_rtt_stamp + win || b->rtprop_stale);
 	/* mptund: one path of a session probes at a time; a path whose turn comes while
 	 * another drains keeps its (expired) RTprop and starts when that one is done */
 	bool defer = expired && b->probe_rtt_ms && p->probe_rtt_busy &&
@@ -365,6 +427,7 @@ static void bbr_update_min_rtt(struct mpt_cc *cc, struct bbr *b,
 			   (expired && !defer))) {
 		b->min_rtt_ns = rs->rtt_ns;
 		b->min_rtt_stamp = now;
+		b->rtprop_stale = false;
 	}
 
 	if (b->probe_rtt_ms && expired && !defer && b->mode != MPT_CC_PROBE_RTT) {
@@ -489,6 +552,7 @@ static void bbr_on_ack(struct mpt_cc *cc, const struct mpt_cc_path *p,
 	bbr_check_full_bw(b, &r);
 	bbr_check_startup_loss(b, p);
 	bbr_check_drain(cc, b, p, now);
+	bbr_check_rtprop_jump(cc, b, &r);
 	bbr_update_min_rtt(cc, b, p, &r, now);
 	bbr_mark_probe_rtt(b, p);
 	bbr_set_pacing(cc, b, p);
@@ -551,6 +615,9 @@ static void bbr_reset_state(struct mpt_cc *cc, struct bbr *b,
 	b->round_loss_events = 0;
 	b->round_delivered = p->delivered;
 	b->capacity = p->capacity;
+	b->jump_rounds = 0;
+	b->jump_round_sampled = b->jump_round_fit = b->jump_round_limited = false;
+	b->rtprop_stale = false;
 	cc->cwnd = (uint64_t)b->init_cwnd_pkts * b->mss;
 	bbr_enter_startup(cc, b);
 	bbr_init_pacing(cc, b, p->srtt_ns);
@@ -656,6 +723,9 @@ static const struct mpt_param bbr_params[] = {
 	P_D("probe_rtt_cwnd_gain", probe_rtt_cwnd_gain, 0, 1, 0.5,
 	    "ProbeRTT window in BDPs, at least min_cwnd_pkts; 0 is v1's min_cwnd_pkts "
 	    "(draft-ietf-ccwg-bbr 4.3.4.3 BBRProbeRTTCwndGain)"),
+	P_U("rtprop_jump_rounds", rtprop_jump_rounds, 0, 1000, 3,
+	    "rounds in a row of RTT samples above RTprop + inflight/BtlBw while the window "
+	    "limits after which RTprop expires early; 0 disables (ours; draft 4.1.2.3, 4.3.5)"),
 	{ .name = "loss_recovery", .type = MPT_PARAM_BOOL,
 	  .offset = offsetof(struct bbr, loss_recovery), .min = 0, .max = 1, .def = 1,
 	  .help = "packet conservation for a round after a loss (draft 4.2.3.4; "
@@ -679,6 +749,9 @@ static const struct mpt_stat bbr_stats[] = {
 	{ .name = "probe_rtt_deferred", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct bbr, probe_rtt_deferred),
 	  .help = "ACKs on which a due ProbeRTT waited for another path's to end" },
+	{ .name = "rtprop_jumps", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct bbr, rtprop_jumps),
+	  .help = "RTprop expiries brought forward: the path lengthened" },
 	{ .name = "startup_loss_exits", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct bbr, startup_loss_exits),
 	  .help = "Startups ended by a high-loss round (BBRv3)" },

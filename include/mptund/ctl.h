@@ -169,6 +169,7 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.latest_rtt_us", GAUGE, "latest round-trip time sample") \
 	X("session.#.path.#.cwnd_bytes", GAUGE, "congestion window") \
 	X("session.#.path.#.in_flight_bytes", GAUGE, "bytes sent, not yet acked or lost") \
+	X("session.#.path.#.rt_in_flight_bytes", GAUGE, "of those, sent by real-time rules (Ordered = no)") \
 	X("session.#.path.#.agg_in_flight_bytes", GAUGE, "anchor: in flight of every session on a path of this name") \
 	X("session.#.path.#.agg_cwnd_bytes", GAUGE, "anchor: cwnd of every session on a usable path of this name") \
 	X("session.#.path.#.pacing_rate_bytes_per_s", GAUGE, "pacing rate") \

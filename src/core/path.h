@@ -274,6 +274,8 @@ struct mpt_seal_opts {
 						 * NULL, the path's peer; else a
 						 * candidate address (a challenge) */
 	socklen_t tolen;
+	bool realtime;			/* a real-time rule's packet (Ordered = no):
+					 * counted in the recovery's rt_in_flight */
 };
 struct mpt_keyslot;
 /*

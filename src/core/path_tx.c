@@ -44,6 +44,8 @@ int mpt_path_seal(struct mpt_path *p, struct mpt_keyslot *ks, uint8_t *buf,
 	p->next_pn++;
 	mpt_recovery_on_sent_data(&p->rec, h.pn, o->eliciting ? (uint32_t)len : 0, now,
 				  o->retain);
+	if (o->realtime)
+		mpt_recovery_mark_realtime(&p->rec, h.pn);
 	if (o->eliciting && p->cc_ops->on_sent) {
 		mpt_path_cc_view(p, &cp, o->inner_mtu);
 		p->cc_ops->on_sent(&p->cc, &cp, (uint32_t)len, now);

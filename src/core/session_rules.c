@@ -23,10 +23,15 @@
  *
  * Real-time rules: a voice packet must not wait for the room that bulk traffic
  * keeps full (a path's window, or its pacer queue). So their schedulers see every
- * path's window larger by MPT_RT_ALLOWANCE_PKTS full-size packets: bulk stops at
- * the window and real-time traffic at the window plus that, which bounds what it
- * adds to a path. Their packets go ahead of the ordered ones waiting in a path's
- * pacer queue (mpt_pktq_push_ahead, in mpt_session_dispatch).
+ * path's window as max(cwnd, the bytes the other traffic holds there) plus
+ * MPT_RT_ALLOWANCE_PKTS full-size packets: bulk stops at the window and real-time
+ * traffic at that allowance past the window or past the bulk, whichever is more,
+ * which bounds what it adds to a path. The bulk may hold more than the window when
+ * the window was cut under it (BBR's ProbeRTT, a loss): against cwnd alone the voice
+ * then waited a round trip for the bulk to drain (its real-time bytes are counted
+ * apart, the recovery's rt_in_flight and the head of the pacer queue). Their packets
+ * go ahead of the ordered ones waiting in a path's pacer queue (mpt_pktq_push_ahead,
+ * in mpt_session_dispatch).
  */
 #include <errno.h>
 #include <limits.h>
@@ -269,20 +274,39 @@ static bool server_of(struct mpt_session *s, struct mpt_srules *rl, unsigned i,
 	return true;
 }
 
-/* The pick of sv's scheduler; a real-time rule's sees the windows with the allowance. */
+/* Bytes of real-time packets on path p: in flight, and at the head of its pacer queue
+ * (they go ahead of the others, mpt_pktq_push_ahead). */
+static uint64_t realtime_bytes(const struct mpt_path *p)
+{
+	uint64_t n = p->rec.rt_in_flight;
+
+	for (const struct mpt_pkt *k = p->txq.head; k && k->unordered; k = k->next)
+		n += k->len;
+	return n;
+}
+
+/* The pick of sv's scheduler; a real-time rule's sees each window as max(cwnd, what
+ * the other traffic holds on the path) + the allowance. */
 static uint32_t pick(struct mpt_session *s, const struct server *sv,
 		     struct mpt_sched_ctx *ctx, const struct mpt_pkt_meta *meta)
 {
 	uint64_t allow = (uint64_t)MPT_RT_ALLOWANCE_PKTS * s->d->pool.mtu;
+	uint64_t saved[MPT_MAX_PATHS];
 	uint32_t mask;
 
 	if (!sv->unordered)
 		return sv->ops->pick(sv->priv, ctx, meta);
-	for (unsigned i = 0; i < s->npaths; i++)
-		s->views[i].cwnd += allow;
+	for (unsigned i = 0; i < s->npaths; i++) {
+		struct mpt_path_view *v = &s->views[i];
+		uint64_t rt = realtime_bytes(&s->paths[i]);
+		uint64_t other = v->in_flight > rt ? v->in_flight - rt : 0;
+
+		saved[i] = v->cwnd;
+		v->cwnd = MPT_MAX(v->cwnd, other) + allow;
+	}
 	mask = sv->ops->pick(sv->priv, ctx, meta);
 	for (unsigned i = 0; i < s->npaths; i++)
-		s->views[i].cwnd -= allow;
+		s->views[i].cwnd = saved[i];
 	return mask;
 }
 

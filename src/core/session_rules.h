@@ -25,7 +25,8 @@
 #define MPT_FLOW_CACHE		128			/* entries, a power of two */
 #define MPT_RULES_PUSH_MAX	16384			/* bytes of a pushed rule set */
 #define MPT_RT_ALLOWANCE_PKTS	4	/* a real-time rule (Ordered = no) may fill a
-					 * path's window beyond its cwnd by this many
+					 * path beyond its cwnd, or beyond what other
+					 * traffic holds there if more, by this many
 					 * full-size packets (session_rules.c) */
 
 /* One rule's scheduler instance in a session. */

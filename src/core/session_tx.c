@@ -82,11 +82,9 @@ static size_t append_acks(struct mpt_session *s, struct mpt_path *q, uint8_t *po
  * retransmission, or NULL. A keypair at its hard lifetime is counted: the UE
  * handshakes for a new one (timer). */
 static int seal(struct mpt_session *s, struct mpt_path *p, uint8_t *buf, size_t frames_len,
-		uint8_t *out, size_t out_cap, bool eliciting, struct mpt_pkt *retain,
-		uint64_t now)
+		uint8_t *out, size_t out_cap, const struct mpt_seal_opts *o, uint64_t now)
 {
-	struct mpt_seal_opts o = { eliciting, retain, s->d->inner_mtu, NULL, 0 };
-	int len = mpt_path_seal(p, &s->cur, buf, frames_len, out, out_cap, &o, now);
+	int len = mpt_path_seal(p, &s->cur, buf, frames_len, out, out_cap, o, now);
 
 	if (len == -EKEYEXPIRED)
 		s->st.keys_expired++;
@@ -96,7 +94,7 @@ static int seal(struct mpt_session *s, struct mpt_path *p, uint8_t *buf, size_t 
 static int seal_and_send(struct mpt_session *s, struct mpt_path *p, uint8_t *buf,
 			 size_t frames_len, size_t cap, bool eliciting, uint64_t now)
 {
-	struct mpt_seal_opts o = { eliciting, NULL, s->d->inner_mtu, NULL, 0 };
+	struct mpt_seal_opts o = { eliciting, NULL, s->d->inner_mtu, NULL, 0, false };
 	int len = mpt_path_seal_send(p, &s->cur, buf, frames_len, cap, &o, now);
 
 	if (len == -EKEYEXPIRED)
@@ -141,8 +139,10 @@ static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt 
 	if (!pkt->rtx)
 		pkt->sent_ns = now;
 	pkt->path = p->id;
-	ret = seal(s, p, buf, flen, b->buf + b->off, b->cap - b->off, true,
-		   keep ? pkt : NULL, now);
+	ret = seal(s, p, buf, flen, b->buf + b->off, b->cap - b->off,
+		   &(struct mpt_seal_opts){ .eliciting = true, .retain = keep ? pkt : NULL,
+					    .inner_mtu = d->inner_mtu,
+					    .realtime = pkt->unordered }, now);
 	if (ret < 0) {
 		p->st.send_errors++;
 		mpt_pkt_put(&d->pool, pkt);
@@ -232,7 +232,7 @@ int mpt_session_send_challenge(struct mpt_session *s, struct mpt_path *p, uint64
 		.weight = p->weight,
 		.capacity = p->capacity,
 	};
-	struct mpt_seal_opts o = { false, NULL, s->d->inner_mtu, dst, dstlen };
+	struct mpt_seal_opts o = { false, NULL, s->d->inner_mtu, dst, dstlen, false };
 	uint8_t buf[CTRL_BUF];
 	size_t room = sizeof(buf) - MPT_WIRE_HDR_LEN - MPT_WIRE_TAG_LEN;
 	int n, len;

@@ -177,6 +177,8 @@ static void dump_path(struct mpt_ctl_out *out, const struct mpt_session *s,
 	mpt_ctl_outf(out, "%s.cwnd_bytes=%llu", pre, (unsigned long long)p->cc.cwnd);
 	mpt_ctl_outf(out, "%s.in_flight_bytes=%llu", pre,
 		     (unsigned long long)mpt_path_in_flight(p));
+	mpt_ctl_outf(out, "%s.rt_in_flight_bytes=%llu", pre,
+		     (unsigned long long)p->rec.rt_in_flight);
 	if (p->agg.idx >= 0) {		/* anchor: every session on a path of this name */
 		const struct mpt_path_agg *a = &s->d->agg.e[p->agg.idx];
 

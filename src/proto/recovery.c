@@ -134,6 +134,8 @@ static void mark_lost(struct mpt_recovery *r, struct mpt_sent_pkt *s,
 {
 	s->acked_or_lost = true;
 	r->in_flight -= s->bytes;
+	if (s->realtime)
+		r->rt_in_flight -= s->bytes;
 	r->lost_pkts++;
 	r->lost_bytes += s->bytes;
 	if (ev) {
@@ -156,6 +158,7 @@ void mpt_recovery_reset(struct mpt_recovery *r)
 		r->oldest_pn = r->largest_sent + 1;
 	}
 	r->in_flight = 0;
+	r->rt_in_flight = 0;
 	r->loss_time_ns = 0;
 	r->app_limited = 0;
 }
@@ -173,6 +176,7 @@ void mpt_recovery_declare_all_lost(struct mpt_recovery *r, struct mpt_recovery_e
 		r->oldest_pn = r->largest_sent + 1;
 	}
 	r->in_flight = 0;
+	r->rt_in_flight = 0;
 	r->loss_time_ns = 0;
 }
 
@@ -245,6 +249,7 @@ void mpt_recovery_on_sent_data(struct mpt_recovery *r, uint64_t pn, uint32_t byt
 	s->bytes = bytes;
 	s->is_app_limited = r->app_limited != 0;
 	s->acked_or_lost = bytes == 0;
+	s->realtime = false;
 	s->data = data;
 	if (!bytes)
 		release(r, s, false);	/* not tracked in flight: nothing to wait for */
@@ -254,6 +259,19 @@ void mpt_recovery_on_sent_data(struct mpt_recovery *r, uint64_t pn, uint32_t byt
 	r->sent_pkts++;
 	r->sent_bytes += bytes;
 	advance_oldest(r);
+}
+
+void mpt_recovery_mark_realtime(struct mpt_recovery *r, uint64_t pn)
+{
+	struct mpt_sent_pkt *s;
+
+	if (window_empty(r) || pn != r->largest_sent)
+		return;
+	s = slot(r, pn);
+	if (s->acked_or_lost || s->realtime)
+		return;
+	s->realtime = true;
+	r->rt_in_flight += s->bytes;
 }
 
 void mpt_recovery_on_app_limited(struct mpt_recovery *r)
@@ -388,6 +406,8 @@ int mpt_recovery_on_ack(struct mpt_recovery *r, const struct mpt_ack_info *ack,
 				continue;
 			s->acked_or_lost = true;
 			r->in_flight -= s->bytes;
+			if (s->realtime)
+				r->rt_in_flight -= s->bytes;
 			r->acked_pkts++;
 			r->acked_bytes += s->bytes;
 			ev->acked_pkts++;

@@ -26,6 +26,7 @@ struct mpt_sent_pkt {
 	uint32_t bytes;			/* counted in flight (0 = not in flight) */
 	bool is_app_limited;
 	bool acked_or_lost;		/* slot is done */
+	bool realtime;			/* counted in rt_in_flight too */
 };
 
 struct mpt_recovery_params {
@@ -52,6 +53,7 @@ struct mpt_recovery {
 
 	/* in flight */
 	uint64_t in_flight;		/* bytes */
+	uint64_t rt_in_flight;		/* the part of in_flight marked real-time */
 	uint64_t largest_acked;		/* UINT64_MAX before the first ACK */
 	uint64_t largest_sent;
 	uint64_t loss_time_ns;		/* earliest time-threshold loss deadline; 0 none */
@@ -108,6 +110,9 @@ void mpt_recovery_on_sent(struct mpt_recovery *r, uint64_t pn, uint32_t bytes,
 /* The same with an owner pointer, released once (see above). */
 void mpt_recovery_on_sent_data(struct mpt_recovery *r, uint64_t pn, uint32_t bytes,
 			       uint64_t now, void *data);
+/* The packet just sent (pn, the largest) belongs to a real-time flow: its bytes are
+ * counted in rt_in_flight as well until it is acknowledged or lost. */
+void mpt_recovery_mark_realtime(struct mpt_recovery *r, uint64_t pn);
 /* The sender ran out of data with in_flight below cwnd: following samples are
  * app-limited until the current in-flight data is delivered (draft section 3.4). */
 void mpt_recovery_on_app_limited(struct mpt_recovery *r);

@@ -230,6 +230,7 @@ static void test_bbr_constants_are_literal(void **state)
 		{ "startup_full_loss_cnt", 6 },
 		{ "loss_thresh", 0.02 },
 		{ "probe_rtt_cwnd_gain", 0.5 },
+		{ "rtprop_jump_rounds", 3 },
 		{ "loss_recovery", 1 },
 	};
 	const struct mpt_cc_ops *ops = mpt_cc_find("bbr");
@@ -387,6 +388,91 @@ static void test_bbr_send_quantum(void **state)
 	}
 }
 
+/* What the hook of the RTT-jump test records. */
+struct jump_trace {
+	uint64_t jump_ns, back_ns;	/* the path goes to JUMP_OWD, then back */
+	uint64_t drain_ns;		/* time in Drain after the jump */
+	uint64_t win_from, win_to;	/* goodput window */
+	uint64_t win_bytes0, win_bytes1;
+	uint64_t min_pacing;		/* lowest pacing rate in the window */
+};
+
+#define JUMP_OWD (150 * MS)
+
+static void jump_hook(struct sim_session *s, void *arg)
+{
+	struct jump_trace *t = arg;
+	struct mpt_cc *cc = sim_path_cc(s, 0);
+	uint64_t now = sim_now(s), delivered = sim_path_stats(s, 0)->delivered_bytes;
+
+	sim_path_link(s, 0)->delay_ns = now >= t->jump_ns && now < t->back_ns ? JUMP_OWD : OWD;
+	if (now >= t->jump_ns && now < t->back_ns && cc->state == MPT_CC_DRAIN)
+		t->drain_ns += MS;
+	if (now <= t->win_from)
+		t->win_bytes0 = delivered;
+	if (now <= t->win_to)
+		t->win_bytes1 = delivered;
+	if (now >= t->win_from && now < t->win_to)
+		t->min_pacing = MPT_MIN(t->min_pacing, cc->pacing_rate);
+}
+
+/*
+ * A path that carries a 1.6 Mbit/s trickle (the ACKs of a download, app-limited on a
+ * 50 Mbit/s link) lengthens from 2 x 16 ms to 2 x 150 ms for 10 s, as a degraded WiFi
+ * link does. The window sized by the old RTprop caps the path at cwnd / RTT, below
+ * the trickle; BBR takes that for a full pipe and enters Drain, whose end (in_flight
+ * <= the old BDP) never comes, while its drain-gain samples lower BtlBw round after
+ * round (v1 and the draft as written: 10 s in Drain, the path at 5 kB/s). With RTprop
+ * expiring once rtprop_jump_rounds rounds of samples miss it, the path carries the
+ * trickle again within those rounds, a ProbeRTT and a few rounds to drain the backlog
+ * (bounded by 10 new RTTs here), and RTprop is the new path's.
+ */
+static void test_bbr_rtt_jump(void **state)
+{
+	const uint64_t trickle = 200000;		/* bytes/s */
+	const uint64_t new_rtt = 2 * JUMP_OWD;
+	struct jump_trace t = {
+		.jump_ns = 10 * SEC, .back_ns = 20 * SEC, .min_pacing = UINT64_MAX,
+	};
+	struct sim_session_cfg cfg = {
+		.npaths = 1, .sched = "rr", .seed = 3, .source_rate = trickle,
+		.pkt_len = 100, .queue_pkts = 100000,
+		.hook = jump_hook, .hook_arg = &t, .hook_interval_ns = MS,
+	};
+	struct sim_session *s;
+	struct mpt_cc *cc;
+	uint64_t settle = (uint64_t)bbr_param("rtprop_jump_rounds") * new_rtt +
+			  (uint64_t)bbr_param("probe_rtt_ms") * MS + 10 * new_rtt;
+	double goodput;
+
+	cfg.paths[0] = (struct sim_path_cfg){
+		.name = "wifi", .cc = "bbr",
+		.link = { .rate = RATE, .delay_ns = OWD, .queue_bytes = 2 * BDP },
+	};
+	t.win_from = t.jump_ns + settle;
+	t.win_to = t.back_ns;
+	s = sim_session_new(&cfg);
+	assert_non_null(s);
+	cc = sim_path_cc(s, 0);
+	sim_session_run_until(s, t.win_to);
+	goodput = (double)(t.win_bytes1 - t.win_bytes0) * SEC / (double)(t.win_to - t.win_from);
+	print_message("after the jump: %.2f s in Drain, %.0f B/s delivered from %.2f s "
+		      "(offered %llu), pacing >= %llu B/s, RTprop %.0f ms, %g early expiries\n",
+		      t.drain_ns / 1e9, goodput, t.win_from / 1e9, (unsigned long long)trickle,
+		      (unsigned long long)t.min_pacing, cc->min_rtt_ns / 1e6,
+		      bbr_stat(cc, "rtprop_jumps"));
+	assert_true(t.drain_ns < settle);
+	/* the trickle and its backlog, at least what is offered */
+	assert_true(goodput >= 0.95 * (double)trickle);
+	assert_true(t.min_pacing >= trickle);
+	assert_true(cc->min_rtt_ns >= new_rtt && cc->min_rtt_ns < new_rtt + 10 * MS);
+	assert_true(bbr_stat(cc, "rtprop_jumps") >= 1);
+	/* back on the short path: the lower samples take RTprop at once */
+	sim_session_run_until(s, t.back_ns + 2 * SEC);
+	assert_true(cc->min_rtt_ns >= RTT && cc->min_rtt_ns < RTT + 5 * MS);
+	sim_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -397,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_bbr_rtprop_refreshes_on_equal),
 		cmocka_unit_test(test_bbr_constants_are_literal),
 		cmocka_unit_test(test_bbr_send_quantum),
+		cmocka_unit_test(test_bbr_rtt_jump),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

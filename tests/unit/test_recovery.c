@@ -412,6 +412,40 @@ static void test_silence_and_declare_all_lost(void **state)
 	mpt_recovery_free(&r);
 }
 
+/* rt_in_flight: the bytes of packets marked real-time, out again when they are acked,
+ * declared lost or the window is declared lost; only the packet just sent is marked. */
+static void test_realtime_in_flight(void **state)
+{
+	struct mpt_recovery r;
+	struct mpt_rate_sample rs;
+	struct mpt_recovery_event ev;
+
+	setup(&r);
+	for (uint64_t i = 0; i < 6; i++) {
+		mpt_recovery_on_sent(&r, i, PKT, i * MS);
+		if (i % 2)
+			mpt_recovery_mark_realtime(&r, i);	/* pn 1, 3, 5 */
+	}
+	mpt_recovery_mark_realtime(&r, 2);		/* not the latest: ignored */
+	mpt_recovery_mark_realtime(&r, 5);		/* twice: once */
+	assert_int_equal(r.rt_in_flight, 3 * PKT);
+	assert_int_equal(r.in_flight, 6 * PKT);
+	/* ACK of 4 alone: pn 0 and 1 are 3 behind, lost; 4 acked */
+	do_ack(&r, 4, 4, 0, 50 * MS, &rs, &ev);
+	assert_int_equal(ev.lost_pkts, 2);
+	assert_int_equal(r.rt_in_flight, 2 * PKT);	/* 3 and 5 */
+	do_ack(&r, 3, 3, 0, 51 * MS, &rs, &ev);
+	assert_int_equal(r.rt_in_flight, PKT);
+	mpt_recovery_declare_all_lost(&r, &ev);
+	assert_int_equal(r.rt_in_flight, 0);
+	assert_int_equal(r.in_flight, 0);
+	mpt_recovery_on_sent(&r, 6, PKT, 60 * MS);
+	mpt_recovery_mark_realtime(&r, 6);
+	mpt_recovery_reset(&r);
+	assert_int_equal(r.rt_in_flight, 0);
+	mpt_recovery_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_ring_grows),
 		cmocka_unit_test(test_release_once),
 		cmocka_unit_test(test_silence_and_declare_all_lost),
+		cmocka_unit_test(test_realtime_in_flight),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
