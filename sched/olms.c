@@ -19,7 +19,10 @@
  * On each ACK of path i (Algorithm 1 lines 12-18, section V): measure
  *   b and r = srtt, both normalised by the scales (VI-B: 100 Mbit/s, 100 ms) and
  *   clipped to [0, 1]; run Algorithm 2's MONITOR on each; then one Bernoulli trial
- *   each: S += Bernoulli(b), N += 1.
+ *   each: S += Bernoulli(b), N += 1. Ours: no b while the path's controller is in
+ *   Startup, slow start or ProbeRTT, whose window measures the controller, not the
+ *   path: a path back from an outage (controller restarted) was taught its initial
+ *   window as its rate, lost every draw and stayed starved (test_sim_olms_outage.c).
  * b (tunable bw_source): section V's cwnd / srtt by default, the path's rate under
  *   the paper's loss-based CC (cwnd ~ BDP). Under BBR cwnd = cwnd_gain (2) x BDP, so
  *   it reads twice the rate. Application I (eq. 4) depends only on the order of b,
@@ -219,6 +222,15 @@ static double olms_bw_norm(const struct olms *o, const struct mpt_path_view *v)
 	return clip01(bps / (o->bw_scale_mbit * 125000.0));
 }
 
+/* Does the controller's window measure the path's rate? Not while it grows from the
+ * initial window (BBR Startup, slow start: also after a path reset, a dead path back
+ * up) nor during BBR's ProbeRTT (4 packets on purpose). */
+static bool olms_cc_settled(const struct mpt_path_view *v)
+{
+	return v->cc_state != MPT_CC_STARTUP && v->cc_state != MPT_CC_SLOW_START &&
+	       v->cc_state != MPT_CC_PROBE_RTT;
+}
+
 static void olms_init(void *priv, const struct mpt_sched_ctx *ctx)
 {
 	struct olms *o = priv;
@@ -390,7 +402,8 @@ static void olms_on_ack(void *priv, const struct mpt_sched_ctx *ctx, unsigned pa
 	v = &ctx->paths[path];
 	if (!v->srtt_ns)
 		return;
-	olms_observe(o, ctx->rng, &o->bw[path], olms_bw_norm(o, v));
+	if (olms_cc_settled(v))
+		olms_observe(o, ctx->rng, &o->bw[path], olms_bw_norm(o, v));
 	olms_observe(o, ctx->rng, &o->rtt[path], olms_rtt_norm(o, v));
 	o->bw_mean[path] = olms_mean(&o->bw[path]);
 	o->rtt_mean[path] = olms_mean(&o->rtt[path]);
