@@ -13,7 +13,10 @@
  *   one uniform u, path i is in the set iff [cum_{i-1}, cum_i) holds one of
  *   u, u+1, ..., u+L-1; P(i in set) = v_i exactly, |set| = L), then the path of the
  *   set with the highest v_i that has room (III-B; or, tunable, a uniformly random one
- *   of the set as in V and VI-B). No member with room: hold. Ties in v (several
+ *   of the set as in V and VI-B). No member with room: hold (ours: unless a member's
+ *   controller still opens its window from the initial one, as on a path back from an
+ *   outage: then the in-time paths with room; holding for it left the other paths
+ *   idle). Ties in v (several
  *   members capped at 1) go to the better sample of the utility, b^ (maxrtt) or the
  *   lower r^ (bwcap): the member the LP filled first, not the lowest index.
  * On each ACK of path i (Algorithm 1 lines 12-18, section V): measure
@@ -231,6 +234,18 @@ static bool olms_cc_settled(const struct mpt_path_view *v)
 	       v->cc_state != MPT_CC_PROBE_RTT;
 }
 
+/* The up paths whose controller still opens its window from the initial one. */
+static uint32_t olms_opening(const struct mpt_sched_ctx *ctx)
+{
+	uint32_t m = 0;
+
+	for (unsigned i = 0; i < ctx->npaths; i++)
+		if (ctx->paths[i].up && (ctx->paths[i].cc_state == MPT_CC_STARTUP ||
+					 ctx->paths[i].cc_state == MPT_CC_SLOW_START))
+			m |= 1u << i;
+	return m;
+}
+
 static void olms_init(void *priv, const struct mpt_sched_ctx *ctx)
 {
 	struct olms *o = priv;
@@ -367,6 +382,8 @@ static uint32_t olms_pick(void *priv, const struct mpt_sched_ctx *ctx,
 	set = olms_round(o, ctx);
 	for (uint32_t m = set; m; m &= m - 1)
 		o->in_set[__builtin_ctz(m)]++;
+	if (!(set & room) && (set & olms_opening(ctx)))
+		set = o->arrival ? room & mpt_arrival_useful(ctx, ~0u, NULL, pkt->len) : room;
 	set &= room;
 	if (o->arrival && set)	/* ours: the set's paths only when in time */
 		set = olms_in_time(ctx, set, room, pkt->len);
