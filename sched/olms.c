@@ -13,13 +13,19 @@
  *   one uniform u, path i is in the set iff [cum_{i-1}, cum_i) holds one of
  *   u, u+1, ..., u+L-1; P(i in set) = v_i exactly, |set| = L), then the path of the
  *   set with the highest v_i that has room (III-B; or, tunable, a uniformly random one
- *   of the set as in V and VI-B). No member with room: hold. Ties in v (several
+ *   of the set as in V and VI-B). No member with room: hold (ours: unless a member's
+ *   controller still opens its window from the initial one, as on a path back from an
+ *   outage: then the in-time paths with room; holding for it left the other paths
+ *   idle). Ties in v (several
  *   members capped at 1) go to the better sample of the utility, b^ (maxrtt) or the
  *   lower r^ (bwcap): the member the LP filled first, not the lowest index.
  * On each ACK of path i (Algorithm 1 lines 12-18, section V): measure
  *   b and r = srtt, both normalised by the scales (VI-B: 100 Mbit/s, 100 ms) and
  *   clipped to [0, 1]; run Algorithm 2's MONITOR on each; then one Bernoulli trial
- *   each: S += Bernoulli(b), N += 1.
+ *   each: S += Bernoulli(b), N += 1. Ours: no b while the path's controller is in
+ *   Startup, slow start or ProbeRTT, whose window measures the controller, not the
+ *   path: a path back from an outage (controller restarted) was taught its initial
+ *   window as its rate, lost every draw and stayed starved (test_sim_olms_outage.c).
  * b (tunable bw_source): section V's cwnd / srtt by default, the path's rate under
  *   the paper's loss-based CC (cwnd ~ BDP). Under BBR cwnd = cwnd_gain (2) x BDP, so
  *   it reads twice the rate. Application I (eq. 4) depends only on the order of b,
@@ -219,6 +225,27 @@ static double olms_bw_norm(const struct olms *o, const struct mpt_path_view *v)
 	return clip01(bps / (o->bw_scale_mbit * 125000.0));
 }
 
+/* Does the controller's window measure the path's rate? Not while it grows from the
+ * initial window (BBR Startup, slow start: also after a path reset, a dead path back
+ * up) nor during BBR's ProbeRTT (4 packets on purpose). */
+static bool olms_cc_settled(const struct mpt_path_view *v)
+{
+	return v->cc_state != MPT_CC_STARTUP && v->cc_state != MPT_CC_SLOW_START &&
+	       v->cc_state != MPT_CC_PROBE_RTT;
+}
+
+/* The up paths whose controller still opens its window from the initial one. */
+static uint32_t olms_opening(const struct mpt_sched_ctx *ctx)
+{
+	uint32_t m = 0;
+
+	for (unsigned i = 0; i < ctx->npaths; i++)
+		if (ctx->paths[i].up && (ctx->paths[i].cc_state == MPT_CC_STARTUP ||
+					 ctx->paths[i].cc_state == MPT_CC_SLOW_START))
+			m |= 1u << i;
+	return m;
+}
+
 static void olms_init(void *priv, const struct mpt_sched_ctx *ctx)
 {
 	struct olms *o = priv;
@@ -355,6 +382,8 @@ static uint32_t olms_pick(void *priv, const struct mpt_sched_ctx *ctx,
 	set = olms_round(o, ctx);
 	for (uint32_t m = set; m; m &= m - 1)
 		o->in_set[__builtin_ctz(m)]++;
+	if (!(set & room) && (set & olms_opening(ctx)))
+		set = o->arrival ? room & mpt_arrival_useful(ctx, ~0u, NULL, pkt->len) : room;
 	set &= room;
 	if (o->arrival && set)	/* ours: the set's paths only when in time */
 		set = olms_in_time(ctx, set, room, pkt->len);
@@ -390,7 +419,8 @@ static void olms_on_ack(void *priv, const struct mpt_sched_ctx *ctx, unsigned pa
 	v = &ctx->paths[path];
 	if (!v->srtt_ns)
 		return;
-	olms_observe(o, ctx->rng, &o->bw[path], olms_bw_norm(o, v));
+	if (olms_cc_settled(v))
+		olms_observe(o, ctx->rng, &o->bw[path], olms_bw_norm(o, v));
 	olms_observe(o, ctx->rng, &o->rtt[path], olms_rtt_norm(o, v));
 	o->bw_mean[path] = olms_mean(&o->bw[path]);
 	o->rtt_mean[path] = olms_mean(&o->rtt[path]);
