@@ -220,6 +220,7 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.picks", COUNTER, "packets the scheduler assigned to the path") \
 	X("session.#.path.#.cc", INFO, "congestion controller of the path") \
 	X("session.#.path.#.data_tx_pkts", COUNTER, "data packets sent on the path") \
+	X("session.#.path.#.data_tx_bytes", COUNTER, "bytes of the data datagrams sent on the path") \
 	X("session.#.path.#.data_rx_pkts", COUNTER, "data packets received on the path") \
 	X("session.#.path.#.probe_timeouts", COUNTER, "probe timeouts (PTO) on the path") \
 	X("session.#.path.#.probes_tx", COUNTER, "liveness PROBEs sent on the path") \

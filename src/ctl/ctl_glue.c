@@ -127,6 +127,7 @@ static void dump_path_counters(struct mpt_ctl_out *out, const struct mpt_path *p
 	mpt_ctl_outf(out, "%s.rx_pkts=%llu", pre, (unsigned long long)p->st.rx_pkts);
 	mpt_ctl_outf(out, "%s.rx_bytes=%llu", pre, (unsigned long long)p->st.rx_bytes);
 	mpt_ctl_outf(out, "%s.data_tx_pkts=%llu", pre, (unsigned long long)p->st.data_tx);
+	mpt_ctl_outf(out, "%s.data_tx_bytes=%llu", pre, (unsigned long long)p->st.data_tx_bytes);
 	mpt_ctl_outf(out, "%s.data_rx_pkts=%llu", pre, (unsigned long long)p->st.data_rx);
 	mpt_ctl_outf(out, "%s.probe_timeouts=%llu", pre, (unsigned long long)p->st.ptos);
 	mpt_ctl_outf(out, "%s.downs=%llu", pre, (unsigned long long)p->st.downs);
