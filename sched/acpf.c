@@ -223,7 +223,7 @@ static uint32_t acpf_pick(void *priv, const struct mpt_sched_ctx *ctx,
 
 	acpf_catch_up(a, ctx);
 	update_live(a, ctx, window);
-	best = mpt_cpf_select(ctx, window, pkt->len, a->arrival);
+	best = mpt_cpf_select(ctx, window, pkt, a->arrival);
 	if (best < 0) {
 		a->holds++;
 		return 0;

@@ -42,7 +42,7 @@ static uint32_t cpf_pick(void *priv, const struct mpt_sched_ctx *ctx,
 
 	for (unsigned i = 0; i < ctx->npaths; i++)
 		window[i] = ctx->paths[i].cwnd;
-	best = mpt_cpf_select(ctx, window, pkt->len, cpf->arrival);
+	best = mpt_cpf_select(ctx, window, pkt, cpf->arrival);
 	if (best < 0) {
 		cpf->holds++;
 		return 0;

@@ -14,9 +14,18 @@
  * thin path, and ACKs spread over paths of very different delays arrive out of order
  * and wait in the anchor's reorder buffer. When the cheap path is not slower (an idle
  * DSL line, 12 ms against LTE's 30), they stay on it.
+ *
+ * A TCP SYN or SYN-ACK is small but not one of them: it goes where the connection's
+ * data will go (cost order). The inner TCP takes its first RTT sample and HyStart's
+ * baseline from the handshake; with the SYN-ACK on a 30 ms LTE path and the data on a
+ * 300 ms satellite, its first window came back after the RTO (a spurious timeout) and
+ * HyStart saw a delay increase at once: slow start ended at a few dozen packets and
+ * CUBIC crept up from there at a 334 ms RTT (sat-lte-down, issue 22).
  */
 #ifndef MPTUND_SCHED_CPF_SELECT_H
 #define MPTUND_SCHED_CPF_SELECT_H
+
+#include <netinet/in.h>
 
 #include <mptund/sched.h>
 
@@ -57,15 +66,25 @@ static inline int mpt_cpf_small(const struct mpt_sched_ctx *ctx, const uint64_t 
 	return best;
 }
 
-static inline int mpt_cpf_select(const struct mpt_sched_ctx *ctx, const uint64_t *window,
-				 uint32_t len, bool arrival)
+#define MPT_CPF_TCP_SYN	0x02
+
+/* A small packet that is not a TCP SYN (see above). */
+static inline bool mpt_cpf_is_small(const struct mpt_pkt_meta *pkt)
 {
+	return pkt->len <= MPT_CPF_SMALL &&
+	       !(pkt->proto == IPPROTO_TCP && (pkt->tcp_flags & MPT_CPF_TCP_SYN));
+}
+
+static inline int mpt_cpf_select(const struct mpt_sched_ctx *ctx, const uint64_t *window,
+				 const struct mpt_pkt_meta *pkt, bool arrival)
+{
+	uint32_t len = pkt->len, ok = ~0u;
 	uint8_t order[MPT_MAX_PATHS];
-	uint32_t ok = ~0u;
 	int small;
 
 	mpt_arrival_cost_order(ctx, order);
-	if (arrival && len <= MPT_CPF_SMALL && (small = mpt_cpf_small(ctx, window, order, len)) >= 0)
+	if (arrival && mpt_cpf_is_small(pkt) &&
+	    (small = mpt_cpf_small(ctx, window, order, len)) >= 0)
 		return small;
 	if (arrival)
 		ok = mpt_arrival_useful_ordered(ctx, order, mpt_arrival_needed(ctx), window,

@@ -7,8 +7,8 @@ Contract used by run.py:
                      # may raise TunnelUnavailable; a given run holds what was started
   h.ue_addr          tunnel address of UE 1 (iperf3 binds to it)
   h.ctl_file         JSON lines written by `mptund-ctl watch` (parsed by parse_ctl_sample)
-                     of the flow's sender; with a downlink flow and an uplink probe
-                     the UE's watch goes to ctl-ue.jsonl beside it
+                     of the flow's sender; with a downlink flow the UE's watch (the
+                     receiver's reorder counters) goes to ctl-ue.jsonl beside it
   h.stop()           stops watchers and daemons, returns {"ue": rc, "anchor": rc}
 
 The daemon: `mptund -c FILE` (foreground, logs to stderr), INI config (src/config/config.h).
@@ -216,8 +216,9 @@ def start_mptund(topo, sched, sc, rundir, builddir, seed, run=None):
         proc = host.popen([ctl, "-s", sock, "watch", "--interval", str(CTL_INTERVAL_MS),
                            "--json"], stdout=out, stderr=subprocess.DEVNULL)
         run.procs.append(("ctl", proc, out))
-        if down and any(p.get("direction") == "up" for p in sc.get("probes", [])):
-            # an uplink probe's sender is the UE: its watch too (ctl-ue.jsonl)
+        if down:
+            # the UE is the downlink's receiver (its reorder counters) and an uplink
+            # probe's sender: its watch too (ctl-ue.jsonl)
             out = open(os.path.join(rundir, "ctl-ue.jsonl"), "w")
             proc = topo.ues[0].popen([ctl, "-s", ue_sock, "watch", "--interval",
                                       str(CTL_INTERVAL_MS), "--json"], stdout=out,

@@ -131,7 +131,7 @@ struct mpt_config {
 					 * this; default 15 s */
 	uint32_t queue_limit;		/* scheduler queue, packets; default 1024 */
 	uint32_t reorder_buffer;	/* packets; default 1024 */
-	uint64_t reorder_max_hold_ns;	/* cap on the adaptive hold; default 100 ms */
+	uint64_t reorder_max_hold_ns;	/* cap on the hold beyond the delay spread (reorder.h) */
 	uint64_t reorder_margin_ns;	/* added to the one-way-delay spread; default 5 ms */
 	uint64_t rekey_after_ns;	/* default 120 s */
 	uint64_t rekey_after_packets;	/* default MPT_REKEY_PACKETS_DEFAULT */

@@ -269,26 +269,34 @@ void mpt_reorder_on_timeout(struct mpt_reorder *rb, uint64_t now)
 
 void mpt_reorder_set_hold(struct mpt_reorder *rb, uint64_t hold_ns)
 {
-	rb->hold_ns = hold_ns < rb->max_hold_ns ? hold_ns : rb->max_hold_ns;
+	uint64_t cap = rb->max_hold_ns ? MPT_MAX(rb->max_hold_ns, MPT_REORDER_SPREAD_MAX_NS) : 0;
+
+	rb->hold_ns = hold_ns < cap ? hold_ns : cap;
+}
+
+/* Half the spread of the known RTTs plus margin, at most MPT_REORDER_SPREAD_MAX_NS;
+ * UINT64_MAX with no sample. */
+static uint64_t spread_hold(const uint64_t *srtt_ns, unsigned n, uint64_t margin_ns)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!srtt_ns[i])
+			continue;
+		lo = MPT_MIN(lo, srtt_ns[i]);
+		hi = MPT_MAX(hi, srtt_ns[i]);
+	}
+	if (!hi)
+		return UINT64_MAX;
+	return MPT_MIN((hi - lo) / 2 + margin_ns, MPT_REORDER_SPREAD_MAX_NS);
 }
 
 uint64_t mpt_reorder_hold_from_rtts(const uint64_t *srtt_ns, unsigned n,
 				    uint64_t margin_ns, uint64_t max_hold_ns)
 {
-	uint64_t lo = UINT64_MAX, hi = 0, hold;
+	uint64_t spread = spread_hold(srtt_ns, n, margin_ns);
 
-	for (unsigned i = 0; i < n; i++) {
-		if (!srtt_ns[i])
-			continue;
-		if (srtt_ns[i] < lo)
-			lo = srtt_ns[i];
-		if (srtt_ns[i] > hi)
-			hi = srtt_ns[i];
-	}
-	if (!hi)
-		return max_hold_ns;
-	hold = (hi - lo) / 2 + margin_ns;
-	return hold < max_hold_ns ? hold : max_hold_ns;
+	return spread != UINT64_MAX && max_hold_ns ? spread : max_hold_ns;
 }
 
 uint64_t mpt_reorder_hold_repair(const uint64_t *srtt_ns, unsigned n, uint64_t margin_ns,
@@ -298,8 +306,8 @@ uint64_t mpt_reorder_hold_repair(const uint64_t *srtt_ns, unsigned n, uint64_t m
 
 	for (unsigned i = 0; i < n; i++)
 		hi = MPT_MAX(hi, srtt_ns[i]);
-	if (!hi)
+	if (!hi || !max_hold_ns)
 		return max_hold_ns;
-	hold = 2 * hi + margin_ns;
-	return hold < max_hold_ns ? hold : max_hold_ns;
+	hold = MPT_MIN(2 * hi + margin_ns, max_hold_ns);
+	return MPT_MAX(hold, spread_hold(srtt_ns, n, margin_ns));	/* hi: a sample */
 }

@@ -112,22 +112,31 @@ void mpt_reorder_on_timeout(struct mpt_reorder *rb, uint64_t now);
 /* Release everything held, in order, and forget the DSN space (new session key). */
 void mpt_reorder_flush(struct mpt_reorder *rb);
 
-/* Set the hold time, capped at max_hold_ns. */
+/* The spread floor's bound (below): a GEO satellite's one-way delay and its queue. */
+#define MPT_REORDER_SPREAD_MAX_NS	(1000ull * 1000 * 1000)
+
+/* Set the hold time, capped at the larger of max_hold_ns and MPT_REORDER_SPREAD_MAX_NS
+ * (callers compute it with the functions below); 0 with max_hold_ns 0. */
 void mpt_reorder_set_hold(struct mpt_reorder *rb, uint64_t hold_ns);
 
 /*
  * The adaptive hold from the paths' smoothed RTTs (0 = no sample yet, ignored):
- *   hold = (max srtt - min srtt) / 2 + margin, capped at max_hold.
+ *   hold = (max srtt - min srtt) / 2 + margin, at most MPT_REORDER_SPREAD_MAX_NS.
  * Half the RTT spread estimates the spread of the one-way delays (paths assumed
  * symmetric): a packet sent at the same time on the fastest and the slowest path
  * arrives that much apart. The margin covers jitter and the sender's pacing. With
  * no RTT sample at all the answer is max_hold (nothing is known yet).
+ * max_hold does not cap this spread floor (0 turns every hold off): a shorter hold gives up every packet still
+ * on its way on the slower path, and the inner transport sees each spill-over as a
+ * loss (a 300 ms satellite next to a 30 ms LTE path: 275 ms against the default 250).
+ * The hold stays below the inner transport's RTO: its RTT includes the slower path's
+ * one-way delay and its RTO is at least that plus 200 ms (Linux).
  */
 /* With repairs (Recovery = retransmit): a hole waits for the sender to find the loss
  * and re-send: the loss shows a round trip after the send at the latest by RFC 9002's
  * thresholds (9/8 RTT, or 3 newer packets acknowledged), the repair takes a one-way
  * trip, an ACK lost on the way delays it; twice the largest RTT plus margin, at most
- * max_hold_ns. */
+ * max_hold_ns, and never less than the spread floor above. */
 uint64_t mpt_reorder_hold_repair(const uint64_t *srtt_ns, unsigned n, uint64_t margin_ns,
 				 uint64_t max_hold_ns);
 uint64_t mpt_reorder_hold_from_rtts(const uint64_t *srtt_ns, unsigned n,

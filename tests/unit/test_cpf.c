@@ -171,9 +171,35 @@ static void test_small_packets_go_soonest(void **state)
 	assert_int_equal(schedtest_send_one(f.ops, f.priv, &f.ctx, f.paths, 60), 0);
 }
 
+/* A TCP SYN(-ACK) is small but goes where the data goes (cost order): on a 300 ms
+ * cheap satellite next to a 30 ms LTE path, the inner TCP's handshake RTT must be the
+ * data's, or its first window times out and HyStart ends slow start at once. Its pure
+ * ACKs still go soonest. */
+static void test_syn_goes_with_the_data(void **state)
+{
+	static const uint32_t cost[] = { 0, 1 };
+	struct mpt_pkt_meta syn = { .len = 60, .proto = 6, .tcp_flags = 0x12 };
+	struct mpt_pkt_meta ack = { .len = 52, .proto = 6, .tcp_flags = 0x10 };
+	struct fix f;
+
+	fix_init(&f, 2, cost, 10);
+	assert_int_equal(schedtest_set(f.ops, f.priv, "arrival", "1"), 0);
+	f.paths[0].btlbw = f.paths[0].delivery_rate = 12500000;	/* 100 Mbit/s */
+	f.paths[1].btlbw = f.paths[1].delivery_rate = 2500000;	/* 20 Mbit/s */
+	f.paths[0].min_rtt_ns = f.paths[0].srtt_ns = f.paths[0].latest_rtt_ns = 600000000;
+	f.paths[1].min_rtt_ns = f.paths[1].srtt_ns = f.paths[1].latest_rtt_ns = 60000000;
+	assert_int_equal(f.ops->pick(f.priv, &f.ctx, &syn), 1u << 0);
+	syn.tcp_flags = 0x02;
+	assert_int_equal(f.ops->pick(f.priv, &f.ctx, &syn), 1u << 0);
+	assert_int_equal(f.ops->pick(f.priv, &f.ctx, &ack), 1u << 1);
+	syn.proto = 17;		/* a UDP datagram with that byte: small */
+	assert_int_equal(f.ops->pick(f.priv, &f.ctx, &syn), 1u << 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_syn_goes_with_the_data),
 		cmocka_unit_test(test_small_packets_go_soonest),
 		cmocka_unit_test(test_fills_cheapest_first),
 		cmocka_unit_test(test_overflow_only_when_full),

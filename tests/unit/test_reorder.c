@@ -275,13 +275,26 @@ static void test_adaptive_hold(void **state)
 {
 	const uint64_t rtts[] = { 20 * MS, 0, 80 * MS, 35 * MS };
 	const uint64_t none[] = { 0, 0 };
+	const uint64_t sat[] = { 600 * MS, 60 * MS }, far[] = { 3000 * MS, 60 * MS };
 	struct mpt_reorder rb;
 	struct rec r = { 0 };
 
 	/* (80 - 20) / 2 + 5 */
 	assert_int_equal(mpt_reorder_hold_from_rtts(rtts, 4, 5 * MS, 100 * MS), 35 * MS);
-	/* capped */
-	assert_int_equal(mpt_reorder_hold_from_rtts(rtts, 4, 5 * MS, 30 * MS), 30 * MS);
+	/* the cap does not cut the spread: the slower path's packets are still on their
+	 * way (a 300 ms satellite next to a 30 ms LTE path against the default 250 ms) */
+	assert_int_equal(mpt_reorder_hold_from_rtts(rtts, 4, 5 * MS, 30 * MS), 35 * MS);
+	assert_int_equal(mpt_reorder_hold_from_rtts(sat, 2, 5 * MS, 250 * MS), 275 * MS);
+	/* ... up to its own bound; 0 turns holding off */
+	assert_int_equal(mpt_reorder_hold_from_rtts(far, 2, 5 * MS, 250 * MS),
+			 MPT_REORDER_SPREAD_MAX_NS);
+	assert_int_equal(mpt_reorder_hold_from_rtts(sat, 2, 5 * MS, 0), 0);
+	/* with repairs: 2 x the largest RTT, capped, but never below the spread */
+	assert_int_equal(mpt_reorder_hold_repair(rtts, 4, 5 * MS, 250 * MS), 165 * MS);
+	assert_int_equal(mpt_reorder_hold_repair(rtts, 4, 5 * MS, 100 * MS), 100 * MS);
+	assert_int_equal(mpt_reorder_hold_repair(sat, 2, 5 * MS, 250 * MS), 275 * MS);
+	assert_int_equal(mpt_reorder_hold_repair(sat, 2, 5 * MS, 0), 0);
+	assert_int_equal(mpt_reorder_hold_repair(none, 2, 5 * MS, 250 * MS), 250 * MS);
 	/* one path: the margin */
 	assert_int_equal(mpt_reorder_hold_from_rtts(rtts, 1, 5 * MS, 100 * MS), 5 * MS);
 	/* nothing known yet: the cap */
@@ -290,7 +303,9 @@ static void test_adaptive_hold(void **state)
 	assert_int_equal(mpt_reorder_init(&rb, 64, 30 * MS, 5 * MS, on_release, &r), 0);
 	assert_int_equal(rb.hold_ns, 30 * MS);
 	mpt_reorder_set_hold(&rb, 500 * MS);
-	assert_int_equal(rb.hold_ns, 30 * MS);
+	assert_int_equal(rb.hold_ns, 500 * MS);
+	mpt_reorder_set_hold(&rb, 5000 * MS);
+	assert_int_equal(rb.hold_ns, MPT_REORDER_SPREAD_MAX_NS);
 	mpt_reorder_set_hold(&rb, 7 * MS);
 	ins(&rb, 0, 0);
 	ins(&rb, 2, 1 * MS);
