@@ -126,9 +126,9 @@ void mpt_reorder_set_hold(struct mpt_reorder *rb, uint64_t hold_ns);
  * symmetric): a packet sent at the same time on the fastest and the slowest path
  * arrives that much apart. The margin covers jitter and the sender's pacing. With
  * no RTT sample at all the answer is max_hold (nothing is known yet).
- * max_hold does not cap this spread floor (0 turns every hold off): a shorter hold gives up every packet still
- * on its way on the slower path, and the inner transport sees each spill-over as a
- * loss (a 300 ms satellite next to a 30 ms LTE path: 275 ms against the default 250).
+ * max_hold does not cap this spread floor (0 turns every hold off): a shorter hold
+ * gives up every packet still on its way on the slower path, and the inner transport
+ * sees each spill-over as a loss (a 300 ms satellite next to a 30 ms LTE path: 275 ms against the default 250).
  * The hold stays below the inner transport's RTO: its RTT includes the slower path's
  * one-way delay and its RTO is at least that plus 200 ms (Linux).
  */
