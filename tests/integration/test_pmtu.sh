@@ -241,7 +241,13 @@ sleep 0.2
 check "the anchor stops using path big within 0.2 s of the UE's admin down" \
 	[ "$(ctl anchor session.0.path.0.state)" = peer_down ]
 sleep 0.3
-# IPv4 without DF (RFC 791 fragmentation allowed): the tunnel cuts what no path carries
+# IPv4 without DF (RFC 791 fragmentation allowed): the tunnel cuts what no path carries,
+# once no search may still find room for it: a black hole taken from step 3's
+# congestion losses restarts the small path's search, and until it is complete a
+# packet waits for it instead of being cut (logged)
+found ue 1 "$SMALL" $((SMALL + 4)); found anchor 1 "$SMALL" $((SMALL + 4))
+log "small path black holes so far: UE $(ctl ue session.0.path.1.black_holes)," \
+	"anchor $(ctl anchor session.0.path.1.black_holes)"
 ip netns exec $NS_UE ip route flush cache 2>/dev/null
 check "a 1328-byte ping without DF passes the small path alone" \
 	ip netns exec $NS_UE ping -c 5 -i 0.1 -W 1 -M dont -s 1300 10.2.0.2 >/dev/null
