@@ -35,7 +35,7 @@ struct mpt_pkt *mpt_fhold_pop(struct mpt_fhold *h, unsigned i)
 
 	if (p)
 		h->pkts--;
-	if (!h->slot[i].q.head && i < h->nslots)
+	if (!h->slot[i].q.head)
 		h->slot[i] = h->slot[--h->nslots];
 	return p;
 }

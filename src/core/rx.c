@@ -209,9 +209,9 @@ static void rx_errqueue(struct mpt_daemon *d, int fd, int path_hint)
  * the error queue after datagrams too, at most once a millisecond per socket: a
  * failed recvmsg per millisecond, not per batch.
  */
-static void rx_errqueue_due(struct mpt_daemon *d, int fd, int path_hint)
+static void rx_errqueue_due(struct mpt_daemon *d, int fd, int path_hint, uint64_t now)
 {
-	uint64_t *last = &d->rx.errq_ns[path_hint + 1], now = mpt_now_ns();
+	uint64_t *last = &d->rx.errq_ns[path_hint + 1];
 
 	if (now - *last < MPT_NSEC_PER_MSEC)
 		return;
@@ -226,7 +226,7 @@ void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint)
 	struct sockaddr_storage from[MPT_RX_BATCH];
 	uint8_t *ctl = d->rx.ctl;
 	int rounds = 8, n, i;
-	bool got = false;
+	uint64_t got_ns = 0;		/* when the last datagrams were read; 0: none */
 
 	while (rounds-- > 0) {
 		uint64_t now;
@@ -250,7 +250,7 @@ void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint)
 			/* a pending socket error (RECVERR), or a wake-up with nothing to
 			 * read: the error queue holds ICMP errors (a send may have taken
 			 * the pending error first, udp.h), read it */
-			if (err != EINTR && (err != EAGAIN || !got))
+			if (err != EINTR && (err != EAGAIN || !got_ns))
 				rx_errqueue(d, fd, path_hint);
 			if (err == EMSGSIZE || err == EHOSTUNREACH || err == ECONNREFUSED ||
 			    err == ENETUNREACH)
@@ -260,7 +260,7 @@ void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint)
 				log_warnx("recvmmsg: %s", strerror(err));
 			break;
 		}
-		got = true;
+		got_ns = now;
 		/* transport packets first, and what they make sent, then the batch's
 		 * handshake messages: under a flood of inits the tunnel's packets
 		 * never wait behind their work */
@@ -289,6 +289,6 @@ void mpt_rx_socket(struct mpt_daemon *d, int fd, int path_hint)
 		if (n < MPT_RX_BATCH)
 			break;
 	}
-	if (got)
-		rx_errqueue_due(d, fd, path_hint);
+	if (got_ns)	/* the clock read of the last batch serves */
+		rx_errqueue_due(d, fd, path_hint, got_ns);
 }
