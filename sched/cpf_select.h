@@ -66,13 +66,11 @@ static inline int mpt_cpf_small(const struct mpt_sched_ctx *ctx, const uint64_t 
 	return best;
 }
 
-#define MPT_CPF_TCP_SYN	0x02
-
 /* A small packet that is not a TCP SYN (see above). */
 static inline bool mpt_cpf_is_small(const struct mpt_pkt_meta *pkt)
 {
 	return pkt->len <= MPT_CPF_SMALL &&
-	       !(pkt->proto == IPPROTO_TCP && (pkt->tcp_flags & MPT_CPF_TCP_SYN));
+	       !(pkt->proto == IPPROTO_TCP && (pkt->tcp_flags & MPT_TCP_FLAG_SYN));
 }
 
 static inline int mpt_cpf_select(const struct mpt_sched_ctx *ctx, const uint64_t *window,

@@ -88,6 +88,7 @@ struct mpt_pkt_meta {
 
 #define MPT_TCP_FLAG_CWR 0x80
 #define MPT_TCP_FLAG_ECE 0x40
+#define MPT_TCP_FLAG_SYN 0x02
 
 struct mpt_sched_ctx {
 	const struct mpt_path_view *paths;
