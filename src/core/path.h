@@ -294,10 +294,11 @@ int mpt_path_seal(struct mpt_path *p, struct mpt_keyslot *ks, uint8_t *buf,
 int mpt_path_seal_send(struct mpt_path *p, struct mpt_keyslot *ks, uint8_t *buf,
 		       size_t frames_len, size_t cap, const struct mpt_seal_opts *o,
 		       uint64_t now);
-/* A data datagram of len bytes sealed at b->buf + b->off joins the batch (paced,
- * counted); pkt goes back to the pool after the send, NULL: the recovery keeps it. */
+/* A data datagram of len bytes sealed at b->buf + b->off joins the batch (counted,
+ * and charged to the pacer when `paced`: not a real-time packet, session_tx.c); pkt
+ * goes back to the pool after the send, NULL: the recovery keeps it. */
 void mpt_path_batch_add(struct mpt_path *p, struct mpt_txbatch *b, size_t len,
-			struct mpt_pkt *pkt, uint64_t now);
+			struct mpt_pkt *pkt, bool paced, uint64_t now);
 /* Send the batched data packets of path p (path_tx.c); owner names the session in
  * the log. Packets the path's recovery does not keep go back to pool. */
 void mpt_path_batch_send(struct mpt_path *p, struct mpt_txbatch *b,

@@ -75,13 +75,14 @@ int mpt_path_seal_send(struct mpt_path *p, struct mpt_keyslot *ks, uint8_t *buf,
 }
 
 void mpt_path_batch_add(struct mpt_path *p, struct mpt_txbatch *b, size_t len,
-			struct mpt_pkt *pkt, uint64_t now)
+			struct mpt_pkt *pkt, bool paced, uint64_t now)
 {
 	struct mmsghdr *m = &b->msg[b->n];
 
 	p->st.data_tx++;
 	p->st.data_tx_bytes += len;
-	mpt_pacer_on_send(&p->pacer, p->cc.pacing_rate, (uint32_t)len, now);
+	if (paced)
+		mpt_pacer_on_send(&p->pacer, p->cc.pacing_rate, (uint32_t)len, now);
 	b->iov[b->n].iov_base = b->buf + b->off;
 	b->iov[b->n].iov_len = len;
 	b->off += len;

@@ -150,7 +150,7 @@ static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt 
 	}
 	mpt_session_data_seen(s, now);
 	/* kept: the path's recovery owns it */
-	mpt_path_batch_add(p, b, (size_t)ret, keep ? NULL : pkt, now);
+	mpt_path_batch_add(p, b, (size_t)ret, keep ? NULL : pkt, !pkt->unordered, now);
 	if (b->n == MPT_TX_BATCH)
 		mpt_path_batch_send(p, b, &s->d->pool, s->name);
 }
@@ -457,6 +457,21 @@ static void schedule(struct mpt_session *s, uint64_t now)
 	mpt_session_schedule(s, &ctx, usable, mpt_session_min_fit(s, usable), now);
 }
 
+/*
+ * May the packet at the head of p's queue leave now? A real-time packet (a rule with
+ * Ordered = no; it goes ahead of the bulk in the queue, mpt_pktq_push_ahead) is not
+ * paced and not charged to the pacer: the pacing rate of a path that carried only a
+ * trickle is about the trickle's own rate (BBR's bandwidth estimate learns nothing
+ * above what the sender offered), so repairs or overflow landing there (1,500 bytes
+ * = 30 ms of pace at 50 kB/s each) would queue the voice behind them for hundreds of
+ * milliseconds. What bounds it is the window: a real-time rule's scheduler sees each
+ * window only MPT_RT_ALLOWANCE_PKTS past the others' (session_rules.c).
+ */
+static bool paced_ready(const struct mpt_path *p, uint64_t now)
+{
+	return p->txq.head->unordered || mpt_pacer_ready(&p->pacer, p->cc.pacing_rate, now);
+}
+
 static void flush_path(struct mpt_session *s, struct mpt_path *p, uint64_t now)
 {
 	struct mpt_txbatch *b = &s->d->txb;
@@ -465,7 +480,7 @@ static void flush_path(struct mpt_session *s, struct mpt_path *p, uint64_t now)
 	struct mpt_pktq back = { 0 };
 
 	while (p->txq.head) {
-		if (!mpt_pacer_ready(&p->pacer, p->cc.pacing_rate, now))
+		if (!paced_ready(p, now))
 			break;
 		if (!mpt_recovery_can_send(&p->rec))
 			break;
@@ -533,8 +548,8 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now)
 		if (!p->used)
 			continue;
 		if (p->txq.head)
-			at = earliest(at, mpt_pacer_release_time(&p->pacer, p->cc.pacing_rate,
-								  now));
+			at = earliest(at, paced_ready(p, now) ? now :
+					  mpt_pacer_release_time(&p->pacer, p->cc.pacing_rate, now));
 		at = earliest(at, mpt_acktrack_deadline(&p->ackt));
 		at = earliest(at, mpt_recovery_loss_deadline(&p->rec));
 		at = earliest(at, p->pto_at);
