@@ -23,6 +23,7 @@
 #include "daemon.h"
 #include "path.h"
 #include "session.h"
+#include "sessiontest.h"
 
 #define MS	1000000ULL
 
@@ -107,59 +108,11 @@ static const char conf[] =
 	"[Path]\nName = lte\nEndpoint = 127.0.0.1:9\nCost = 1\n"
 	"[Peer]\nPublicKey = FcezX5QYFnJMSbN1wRb0cjgJ/n1pxrI4h80OBA0/lRM=\n";
 
-struct harness {
-	struct mpt_daemon *d;
-	struct mpt_session *s;
-};
-
-static void h_init(struct harness *h, uint64_t now)
+static void h_init(struct sessiontest *h, uint64_t now)
 {
-	static const uint8_t key[MPT_AEAD_KEY_LEN] = { 1 };
-	char err[256];
-
-	h->d = calloc(1, sizeof(*h->d));
-	assert_non_null(h->d);
-	if (mpt_config_parse(&h->d->cfg, "test", conf, sizeof(conf) - 1, err, sizeof(err)))
-		fail_msg("config: %s", err);
-	assert_int_equal(mpt_pkt_pool_init(&h->d->pool, 256, 1500), 0);
-	h->s = calloc(1, sizeof(*h->s));
-	assert_non_null(h->s);
-	h->s->d = h->d;
-	h->s->cur.valid = true;
-	h->s->cur.created_ns = now;
-	assert_int_equal(mpt_aead_init(&h->s->cur.tx, MPT_CIPHER_CHACHA20_POLY1305, key), 0);
-	h->s->sched = mpt_sched_find("cpf");
-	h->s->sched_priv = aligned_alloc(64, MPT_SCHED_PRIV_SIZE);
-	mpt_sched_prepare(h->s->sched_priv, h->s->sched);
-	h->s->npaths = 2;
-	for (unsigned i = 0; i < 2; i++) {
-		struct mpt_path *p = &h->s->paths[i];
-		struct sockaddr_in *sin = (struct sockaddr_in *)&p->remote;
-
-		if (mpt_path_init(p, (uint8_t)i, &h->d->cfg, &h->d->cfg.paths[i], &h->d->pool,
-				  1, now, err, sizeof(err)))
-			fail_msg("path: %s", err);
-		p->used = p->alive = true;
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(9);
-		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		p->remote_len = sizeof(*sin);
-		p->rec.have_rtt = true;
-	}
+	sessiontest_init(h, conf, sizeof(conf) - 1, "cpf", 256, now);
 	h->s->paths[0].rec.min_rtt_ns = 24 * MS;	/* dsl: 12 ms each way */
 	h->s->paths[1].rec.min_rtt_ns = 60 * MS;	/* lte: 30 ms each way */
-}
-
-static void h_free(struct harness *h)
-{
-	for (unsigned i = 0; i < 2; i++)
-		mpt_path_free(&h->s->paths[i], &h->d->pool);
-	free(h->s->sched_priv);
-	mpt_keyslot_wipe(&h->s->cur);
-	free(h->s);
-	mpt_pkt_pool_free(&h->d->pool);
-	mpt_config_free(&h->d->cfg);
-	free(h->d);
 }
 
 /* Path 0 received n ack-eliciting packets: an ACK is due. */
@@ -176,7 +129,7 @@ static void receive_on(struct mpt_path *p, unsigned n, uint64_t now)
 static void test_full_return_moves_acks(void **state)
 {
 	uint64_t now = 1000 * MS;
-	struct harness h;
+	struct sessiontest h;
 	struct mpt_path *dsl, *lte;
 	struct mpt_pkt *pkt;
 
@@ -213,7 +166,7 @@ static void test_full_return_moves_acks(void **state)
 	dsl->rec.in_flight = 0;
 	now += 100 * MS;
 	assert_ptr_equal(mpt_session_ack_carrier(h.s, dsl, now), dsl);
-	h_free(&h);
+	sessiontest_free(&h);
 }
 
 /* Ten packets sent on path 0; their ACK comes in a packet on path 1. Path 0's
@@ -224,7 +177,7 @@ static void test_ack_on_other_path(void **state)
 	uint64_t t0 = 1000 * MS, now = t0 + 42 * MS;
 	struct mpt_ack_info ack = { .path_id = 0, .ack_delay_ns = 2 * MS, .nranges = 1 };
 	struct mpt_hdr hdr = { .type = MPT_MSG_TRANSPORT, .path_id = 1, .pn = 1 };
-	struct harness h;
+	struct sessiontest h;
 	struct mpt_path *dsl, *lte;
 	uint8_t frames[128];
 	int n;
@@ -254,7 +207,7 @@ static void test_ack_on_other_path(void **state)
 	assert_int_equal(lte->st.ack_rx_bytes, (uint64_t)n);
 	assert_int_equal(dsl->st.ack_rx_bytes, 0);
 	assert_int_equal(dsl->st.ack_errors + lte->st.ack_errors, 0);
-	h_free(&h);
+	sessiontest_free(&h);
 }
 
 /* The ACK frequency a path asks for counts the window in the packets it sends: full
@@ -263,7 +216,7 @@ static void test_ack_on_other_path(void **state)
 static void test_ackf_counts_sent_size(void **state)
 {
 	uint64_t now = 1000 * MS;
-	struct harness h;
+	struct sessiontest h;
 	struct mpt_path *p;
 	uint8_t buf[64];
 
@@ -286,7 +239,7 @@ static void test_ackf_counts_sent_size(void **state)
 	now += 200 * MS;				/* nothing sent: full size again */
 	assert_true(mpt_session_ackf_append(h.s, p, buf, sizeof(buf), now) > 0);
 	assert_int_equal(p->ackf_threshold, 96000 / h.d->pool.mtu / 8);
-	h_free(&h);
+	sessiontest_free(&h);
 }
 
 int main(void)

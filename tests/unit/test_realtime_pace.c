@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A real-time packet (a rule with Ordered = no) at the head of a path's queue is not
+ * paced (session_tx.c paced_ready): it leaves while the pacer still owes a bulk
+ * packet's time, is not charged to the pacer, and the bulk packet behind it waits for
+ * the pacer as before, the session's timer set for its release.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <ev.h>
+
+#include "daemon.h"
+#include "path.h"
+#include "session.h"
+#include "sessiontest.h"
+
+#define MS	1000000ULL
+#define T0	(1000 * MS)
+
+static const char conf[] =
+	"[Interface]\n"
+	"Role = ue\n"
+	"PrivateKey = CI39FGvhTMnEClovgoRvXE1rtld7llrWIm+9QDTJz1c=\n"
+	"Address = 10.7.0.2/24\n"
+	"[Path]\nName = lte\nEndpoint = 127.0.0.1:9\n"
+	"[Peer]\nPublicKey = FcezX5QYFnJMSbN1wRb0cjgJ/n1pxrI4h80OBA0/lRM=\n";
+
+static void timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop, (void)w, (void)revents;
+}
+
+static struct mpt_pkt *pkt(struct sessiontest *h, uint32_t len, uint64_t dsn, bool rt)
+{
+	struct mpt_pkt *k = mpt_pkt_alloc(&h->d->pool);
+
+	assert_non_null(k);
+	memset(k->data, 0x45, len);
+	k->len = len;
+	k->dsn = dsn;
+	k->unordered = rt;
+	return k;
+}
+
+static void test_realtime_not_paced(void **state)
+{
+	const uint64_t rate = 45000;		/* a rate learned from a voice trickle */
+	struct sessiontest h;
+	struct mpt_path *p;
+	uint64_t owed;
+
+	sessiontest_init(&h, conf, sizeof(conf) - 1, "cpf", 256, T0);
+	h.d->loop = ev_loop_new(EVFLAG_AUTO);
+	ev_init(&h.s->timer, timer_cb);
+	p = &h.s->paths[0];
+	p->cc.pacing_rate = rate;
+	p->cc.cwnd = 100000;
+	p->pacer.horizon_ns = MS;
+	p->pacer.next_ns = T0 + 31 * MS;	/* a 1,400-byte bulk packet just left */
+	owed = p->pacer.next_ns;
+
+	mpt_pktq_push(&p->txq, pkt(&h, 1400, 1, false));
+	mpt_pktq_push_ahead(&p->txq, pkt(&h, 160, 0, true));
+	mpt_session_flush(h.s, T0);
+
+	assert_int_equal(p->st.data_tx, 1);		/* the voice packet left */
+	assert_int_equal(p->txq.pkts, 1);
+	assert_false(p->txq.head->unordered);		/* the bulk waits */
+	assert_int_equal(p->pacer.next_ns, owed);	/* nothing charged */
+	/* the timer is not for now (nothing else may leave) and not after the bulk's turn */
+	assert_true(h.s->timer_at > T0 && h.s->timer_at <= owed - MS);
+
+	/* its turn: it leaves and is charged, len / rate */
+	mpt_session_flush(h.s, owed - MS);
+	assert_int_equal(p->st.data_tx, 2);
+	assert_int_equal(p->txq.pkts, 0);
+	assert_true(p->pacer.next_ns >= owed + 1400 * 1000 * MS / rate);
+
+	/* a voice packet behind that debt leaves at once again */
+	mpt_pktq_push_ahead(&p->txq, pkt(&h, 160, 1, true));
+	owed = p->pacer.next_ns;
+	mpt_session_flush(h.s, T0 + 40 * MS);
+	assert_int_equal(p->st.data_tx, 3);
+	assert_int_equal(p->pacer.next_ns, owed);
+
+	ev_timer_stop(h.d->loop, &h.s->timer);
+	ev_loop_destroy(h.d->loop);
+	sessiontest_free(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_realtime_not_paced),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
