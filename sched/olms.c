@@ -59,6 +59,7 @@
 enum olms_app { OLMS_MAXRTT, OLMS_BWCAP };
 enum olms_choice { OLMS_HIGHEST, OLMS_RANDOM };
 enum olms_bw_source { OLMS_BW_CWND, OLMS_BW_BTLBW };
+enum olms_overflow { OLMS_OVERFLOW_IN_TIME, OLMS_OVERFLOW_HOLD };
 
 /* One Beta posterior (S successes of N Bernoulli trials) and its monitor. */
 struct olms_post {
@@ -78,6 +79,7 @@ struct olms {
 	uint32_t bw_source;
 	uint32_t cycle;
 	uint32_t choice;
+	uint32_t overflow;
 	bool monitor;
 	bool arrival;
 	uint32_t mon_q;
@@ -97,7 +99,7 @@ struct olms {
 	double v[MPT_MAX_PATHS];
 	double bw_mean[MPT_MAX_PATHS], rtt_mean[MPT_MAX_PATHS];
 	uint64_t picks[MPT_MAX_PATHS], in_set[MPT_MAX_PATHS];
-	uint64_t decisions, lp_solves, violations, infeasible, resets, holds;
+	uint64_t decisions, lp_solves, violations, infeasible, resets, holds, overflows;
 	double violation_sum;
 };
 _Static_assert(sizeof(struct olms) <= MPT_SCHED_PRIV_SIZE, "olms state too large");
@@ -350,6 +352,22 @@ static uint32_t olms_in_time(const struct mpt_sched_ctx *ctx, uint32_t set, uint
 	return set & useful ? set & useful : room & useful;
 }
 
+/*
+ * The turn of a set none of whose members has room: the in-time paths with room
+ * (all with room when arrival awareness is off). Ours, the default (overflow =
+ * in_time): with K = 2 paths the set holds L = K - 1 = 1 path per decision, and
+ * holding for it whenever it is full left the other path idle half the time (two
+ * equal 50 Mbit/s paths: 78 Mbit/s; 80 + 10 Mbit/s: the fast path alone, 79, on the
+ * simulated link); the LP's v still decides where a packet goes while its choice has
+ * room, and a pick beyond the RTT cap still counts as a violation. overflow = hold
+ * is III-B: wait for the set.
+ */
+static uint32_t olms_overflow(const struct olms *o, const struct mpt_sched_ctx *ctx,
+			      uint32_t room, uint32_t len)
+{
+	return o->arrival ? room & mpt_arrival_useful(ctx, ~0u, NULL, len) : room;
+}
+
 static uint32_t olms_pick(void *priv, const struct mpt_sched_ctx *ctx,
 			  const struct mpt_pkt_meta *pkt)
 {
@@ -383,7 +401,10 @@ static uint32_t olms_pick(void *priv, const struct mpt_sched_ctx *ctx,
 	for (uint32_t m = set; m; m &= m - 1)
 		o->in_set[__builtin_ctz(m)]++;
 	if (!(set & room) && (set & olms_opening(ctx)))
-		set = o->arrival ? room & mpt_arrival_useful(ctx, ~0u, NULL, pkt->len) : room;
+		set = olms_overflow(o, ctx, room, pkt->len);
+	else if (!(set & room) && o->overflow == OLMS_OVERFLOW_IN_TIME &&
+		 (set = olms_overflow(o, ctx, room, pkt->len)))
+		o->overflows++;
 	set &= room;
 	if (o->arrival && set)	/* ours: the set's paths only when in time */
 		set = olms_in_time(ctx, set, room, pkt->len);
@@ -428,6 +449,7 @@ static void olms_on_ack(void *priv, const struct mpt_sched_ctx *ctx, unsigned pa
 
 static const char *const olms_apps[] = { "maxrtt", "bwcap", NULL };
 static const char *const olms_choices[] = { "highest", "random", NULL };
+static const char *const olms_overflows[] = { "in_time", "hold", NULL };
 static const char *const olms_bw_sources[] = { "cwnd", "btlbw", NULL };
 
 static const struct mpt_param olms_params[] = {
@@ -469,6 +491,11 @@ static const struct mpt_param olms_params[] = {
 	  .min = 0, .max = 1, .def = OLMS_HIGHEST, .enum_names = olms_choices,
 	  .help = "path taken from the rounded set: highest v (III-B) or uniformly "
 		  "random (V, VI-B)" },
+	{ .name = "overflow", .type = MPT_PARAM_ENUM, .offset = offsetof(struct olms, overflow),
+	  .min = 0, .max = 1, .def = OLMS_OVERFLOW_IN_TIME, .enum_names = olms_overflows,
+	  .help = "no path of the rounded set has room: the in-time paths with room take "
+		  "the packet (ours: K = 2 gives a set of one path) or it waits for the set "
+		  "(hold, III-B)" },
 	{ .name = "monitor", .type = MPT_PARAM_BOOL, .offset = offsetof(struct olms, monitor),
 	  .min = 0, .max = 1, .def = 1,
 	  .help = "run the measurement monitor that resets shifted statistics "
@@ -528,6 +555,9 @@ static const struct mpt_stat olms_stats[] = {
 	{ .name = "monitor_resets", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct olms, resets),
 	  .help = "statistics reinitialised by the monitor (Algorithm 2)" },
+	{ .name = "overflows", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct olms, overflows),
+	  .help = "decisions whose set was full, given to another in-time path (overflow)" },
 	{ .name = "holds", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct olms, holds),
 	  .help = "packets held: no path of the set had room" },
