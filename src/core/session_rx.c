@@ -197,14 +197,21 @@ static void update_hold(struct mpt_session *s, uint64_t now)
  * anchor's source address pin, udp_local.h). Authenticated and newest, so neither a
  * forgery nor a replayed copy sent to another of our addresses moves it. */
 static void pin_local(struct mpt_session *s, struct mpt_path *path,
-		      const struct mpt_local *local, bool newest)
+		      const struct mpt_local *local, bool newest, uint64_t now)
 {
 	char was[INET6_ADDRSTRLEN + 16], now_at[INET6_ADDRSTRLEN + 16];
+	bool lost = path->pin_lost.family && !path->local.family;
 
 	if (!local || !local->family || !newest || mpt_local_equal(&path->local, local))
 		return;
-	if (path->local.family) {
-		mpt_local_format(&path->local, was, sizeof(was));
+	/* a pin that refused a send (path_tx.c) is not taken again at once: an address
+	 * only routed to us would refuse every reply (MPT_PIN_RETRY_NS) */
+	if (lost && mpt_local_equal(&path->pin_lost, local) &&
+	    now - path->pin_lost_ns < MPT_PIN_RETRY_NS)
+		return;
+	if (path->local.family || (lost && !mpt_local_equal(&path->pin_lost, local))) {
+		mpt_local_format(path->local.family ? &path->local : &path->pin_lost, was,
+				 sizeof(was));
 		mpt_local_format(local, now_at, sizeof(now_at));
 		log_info("%s: path %s: the peer now sends to %s (was %s): replies follow",
 			 s->name, path->name, now_at, was);
@@ -235,7 +242,7 @@ static void path_rx(struct mpt_session *s, struct mpt_path *path, uint8_t path_i
 	if (path->remote_len != fromlen || memcmp(&path->remote, from, fromlen) != 0)
 		mpt_session_new_address(s, path, from, fromlen,
 					len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN, newest, now);
-	pin_local(s, path, local, newest);
+	pin_local(s, path, local, newest, now);
 	path->st.rx_pkts++;
 	path->st.rx_bytes += len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN;
 }

@@ -94,7 +94,8 @@ static int seal(struct mpt_session *s, struct mpt_path *p, uint8_t *buf, size_t 
 static int seal_and_send(struct mpt_session *s, struct mpt_path *p, uint8_t *buf,
 			 size_t frames_len, size_t cap, bool eliciting, uint64_t now)
 {
-	struct mpt_seal_opts o = { eliciting, NULL, s->d->inner_mtu, NULL, 0, false };
+	struct mpt_seal_opts o = { eliciting, NULL, s->d->inner_mtu, NULL, 0, false,
+				   s->name };
 	int len = mpt_path_seal_send(p, &s->cur, buf, frames_len, cap, &o, now);
 
 	if (len == -EKEYEXPIRED)
@@ -232,7 +233,8 @@ int mpt_session_send_challenge(struct mpt_session *s, struct mpt_path *p, uint64
 		.weight = p->weight,
 		.capacity = p->capacity,
 	};
-	struct mpt_seal_opts o = { false, NULL, s->d->inner_mtu, dst, dstlen, false };
+	struct mpt_seal_opts o = { false, NULL, s->d->inner_mtu, dst, dstlen, false,
+				   s->name };
 	uint8_t buf[CTRL_BUF];
 	size_t room = sizeof(buf) - MPT_WIRE_HDR_LEN - MPT_WIRE_TAG_LEN;
 	int n, len;

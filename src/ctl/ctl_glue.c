@@ -71,6 +71,7 @@ static void dump_path_mtu_ack(struct mpt_ctl_out *out, const char *pre,
 	mpt_ctl_outf(out, "%s.black_holes=%llu", pre, (unsigned long long)p->pmtu.black_holes);
 	mpt_ctl_outf(out, "%s.ptb_hints=%llu", pre, (unsigned long long)p->pmtu.ptb_hints);
 	mpt_ctl_outf(out, "%s.send_too_big=%llu", pre, (unsigned long long)p->st.send_too_big);
+	mpt_ctl_outf(out, "%s.pin_fallbacks=%llu", pre, (unsigned long long)p->st.pin_fallbacks);
 	mpt_ctl_outf(out, "%s.acks_tx=%llu", pre, (unsigned long long)p->st.acks_tx);
 	mpt_ctl_outf(out, "%s.acks_away=%llu", pre, (unsigned long long)p->st.acks_away);
 	mpt_ctl_outf(out, "%s.ack_via=%u", pre, p->ack_via_set ? p->ack_via : p->id);
@@ -418,6 +419,20 @@ static int dump_sessions(struct mpt_daemon *d, const struct mpt_ctl_req *req,
 	return 0;
 }
 
+/* The TUN's offloads: super-packets segmented on the way in, coalesced on the way out. */
+static void dump_tun_offload(struct mpt_ctl_out *out, const struct mpt_daemon *d)
+{
+	mpt_ctl_outf(out, "daemon.tun_offload=%u", d->tun.offload);
+	mpt_ctl_outf(out, "daemon.tun_gso_pkts=%llu", (unsigned long long)d->st.tun_gso_pkts);
+	mpt_ctl_outf(out, "daemon.tun_gso_segs=%llu", (unsigned long long)d->st.tun_gso_segs);
+	mpt_ctl_outf(out, "daemon.drop_tun_gso_pkts=%llu",
+		     (unsigned long long)d->st.tun_gso_bad);
+	mpt_ctl_outf(out, "daemon.tun_gro_pkts=%llu", (unsigned long long)d->st.tun_gro_pkts);
+	mpt_ctl_outf(out, "daemon.tun_gro_segs=%llu", (unsigned long long)d->st.tun_gro_segs);
+	mpt_ctl_outf(out, "daemon.tun_gro_write_errors=%llu",
+		     (unsigned long long)d->st.tun_gro_write_errors);
+}
+
 static int h_dump(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out,
 		  const char *scope)
 {
@@ -479,19 +494,13 @@ static int h_dump(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *
 	mpt_ctl_outf(out, "daemon.rx_datagrams=%llu", (unsigned long long)d->st.rx_datagrams);
 	mpt_ctl_outf(out, "daemon.drop_tun_bad_pkts=%llu",
 		     (unsigned long long)d->st.tun_bad_packet);
-	mpt_ctl_outf(out, "daemon.tun_offload=%u", d->tun.offload);
-	mpt_ctl_outf(out, "daemon.tun_gso_pkts=%llu", (unsigned long long)d->st.tun_gso_pkts);
-	mpt_ctl_outf(out, "daemon.tun_gso_segs=%llu", (unsigned long long)d->st.tun_gso_segs);
-	mpt_ctl_outf(out, "daemon.drop_tun_gso_pkts=%llu",
-		     (unsigned long long)d->st.tun_gso_bad);
-	mpt_ctl_outf(out, "daemon.tun_gro_pkts=%llu", (unsigned long long)d->st.tun_gro_pkts);
-	mpt_ctl_outf(out, "daemon.tun_gro_segs=%llu", (unsigned long long)d->st.tun_gro_segs);
-	mpt_ctl_outf(out, "daemon.tun_gro_write_errors=%llu",
-		     (unsigned long long)d->st.tun_gro_write_errors);
+	dump_tun_offload(out, d);
 	mpt_ctl_outf(out, "daemon.reloads=%llu", (unsigned long long)d->st.reloads);
 	mpt_ctl_outf(out, "daemon.reload_errors=%llu", (unsigned long long)d->st.reload_errors);
 	mpt_ctl_outf(out, "daemon.pool_free=%u", mpt_pkt_pool_avail(&d->pool));
 	mpt_ctl_outf(out, "daemon.icmp_errors=%llu", (unsigned long long)d->st.icmp_errors);
+	mpt_ctl_outf(out, "daemon.hs_pin_fallbacks=%llu",
+		     (unsigned long long)d->st.hs_pin_fallbacks);
 	mpt_ctl_outf(out, "daemon.pool_exhausted=%llu",
 		     (unsigned long long)(d->pool.exhausted + d->st.pool_exhausted));
 	if (!req || !mpt_ctl_req_get(req, "offset") ||
