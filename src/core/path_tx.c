@@ -258,7 +258,8 @@ void mpt_path_batch_send(struct mpt_path *p, struct mpt_txbatch *b,
 	batch_pin(p, b);
 	while (i < b->n) {
 		size_t seg = b->iov[i].iov_len, bytes = seg;
-		unsigned n = 1;
+		unsigned n = 1, sent_left;
+		int gso_err = 0;
 
 		/* a run: equal sizes, the last one may be shorter, at most 64 KiB */
 		while (i + n < b->n && b->iov[i + n].iov_len <= seg &&
@@ -279,15 +280,20 @@ void mpt_path_batch_send(struct mpt_path *p, struct mpt_txbatch *b,
 			}
 			if (ret == -EMSGSIZE)
 				local_too_big(p, seg);
-			else if (ret == -EIO || ret == -EINVAL || ret == -ENOPROTOOPT) {
-				p->gso_ok = false;	/* this path's route cannot: stop trying */
-				log_info("%s: path %s: UDP GSO unavailable (%s), sending datagrams "
-					 "one by one", owner, p->name, strerror(-ret));
-			}
+			else if (ret == -EIO || ret == -EINVAL || ret == -ENOPROTOOPT)
+				gso_err = ret;
 		}
 		/* socket buffer full or an error: what is left counts as sent and will
 		 * be found lost by the peer's ACKs, like any loss on the path */
-		left += send_mmsg(p, b, i, n, owner);
+		sent_left = send_mmsg(p, b, i, n, owner);
+		if (gso_err && sent_left < n) {
+			/* one by one they go: this path's route cannot GSO, stop trying (a
+			 * blackhole route refuses both with EINVAL: GSO stays on) */
+			p->gso_ok = false;
+			log_info("%s: path %s: UDP GSO unavailable (%s), sending datagrams "
+				 "one by one", owner, p->name, strerror(-gso_err));
+		}
+		left += sent_left;
 		i += n;
 	}
 	p->st.send_errors += left;

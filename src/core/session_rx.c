@@ -5,6 +5,7 @@
  * recovery, congestion controller and the scheduler, PROBEs are answered and carry
  * the peer's path names and costs, PROBE_ACKs prove liveness.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -124,6 +125,25 @@ static bool source_allowed(const struct mpt_session *s, const uint8_t *pkt, size
 	return false;
 }
 
+/* A DATA frame's packet whose source the peer may not use (or that is no IP packet):
+ * what it was, at debug level, rate limited. */
+static void log_spoofed(struct mpt_session *s, const struct mpt_path *p,
+			const struct mpt_pkt *pkt, uint64_t now)
+{
+	char src[INET6_ADDRSTRLEN] = "?";
+	const uint8_t *b = pkt->data;
+
+	if (log_get_level() < LOG_DEBUG || !log_ratelimit_ok(&s->rl, now))
+		return;
+	if (pkt->len >= 20 && b[0] >> 4 == 4)
+		inet_ntop(AF_INET, b + 12, src, sizeof(src));
+	else if (pkt->len >= 40 && b[0] >> 4 == 6)
+		inet_ntop(AF_INET6, b + 8, src, sizeof(src));
+	log_debug("%s: path %s: DATA dsn %llu, %u bytes, IPv%u from %s: source not "
+		  "allowed, dropped (spoofed)", s->name, p->name,
+		  (unsigned long long)pkt->dsn, pkt->len, pkt->len ? b[0] >> 4 : 0u, src);
+}
+
 /* A packet of a rule with Ordered = no: to the TUN at once, past any hole of the
  * ordered space; copies (redundant scheduling, repairs) dropped by a window over its
  * own numbers, as the replay window does for packet numbers (mptund-proto(7)). */
@@ -174,6 +194,7 @@ static void on_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt **
 	mpt_session_data_seen(s, now);
 	if (!source_allowed(s, pkt->data, pkt->len)) {
 		s->st.spoofed++;
+		log_spoofed(s, p, pkt, now);
 		mpt_pkt_put(&d->pool, pkt);
 		return;
 	}
