@@ -124,6 +124,7 @@ enum mpt_ctl_kind {
 	X("session.#.paths_up", GAUGE, "of them usable by the scheduler (summary=1)") \
 	X("session.#.quiet", GAUGE, "1: an idle anchor session without a timer of its own") \
 	X("session.#.wakeups", COUNTER, "quiet spells the session ended (anchor)") \
+	X("session.#.peer_idle_probe_ms", GAUGE, "UE: the anchor's IdleProbeInterval from its idle hint, the furthest the idle PROBEs back off (0: not said, no backoff)") \
 	X("session.#.reorder.buffered_pkts", GAUGE, "packets held in the reorder buffer") \
 	X("session.#.reorder.timeout_us", GAUGE, "current adaptive reorder timeout") \
 	X("session.#.reorder.released_inorder", COUNTER, "packets released in order") \

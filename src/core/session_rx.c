@@ -280,6 +280,7 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 	const struct mpt_probe *probe = NULL;	/* answered once the packet is recorded */
 	struct mpt_probe probe_copy;
 	struct mpt_frame f;
+	uint32_t hint_ms;
 	int ret;
 
 	if (!ks->confirmed)
@@ -322,6 +323,8 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 			mpt_rules_on_frame(s, path, &f.u.rules, now);
 			break;
 		case MPT_FRAME_PADDING:
+			if (mpt_frame_idle_hint(&f, &hint_ms))
+				mpt_session_on_idle_hint(s, hint_ms);
 			break;
 		}
 	}

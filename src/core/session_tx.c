@@ -169,6 +169,11 @@ void mpt_session_send_control(struct mpt_session *s, struct mpt_path *p,
 					       probe_ack->timestamp);
 		if (n > 0)
 			flen += (size_t)n;
+		/* anchor: how far the UE's idle PROBEs may be apart (session_probe.c) */
+		if (n > 0 && mpt_session_idle_hint_ms(s) &&
+		    (n = mpt_frame_idle_hint_encode(buf + MPT_WIRE_HDR_LEN + flen, room - flen,
+						    mpt_session_idle_hint_ms(s))) > 0)
+			flen += (size_t)n;
 	}
 	ack = append_acks(s, p, buf + MPT_WIRE_HDR_LEN + flen, room - flen,
 			  probe_ack ? ACKS_OWN : ACKS_PENDING, now);

@@ -232,6 +232,23 @@ static void dump_reorder(struct mpt_ctl_out *out, const struct mpt_session *s)
 	mpt_ctl_outf(out, "session.%u.reorder.resyncs=%llu", si, (unsigned long long)rs->resyncs);
 }
 
+/* A session's keys and handshakes, and its idle life (quiet spells, idle probing). */
+static void dump_session_life(struct mpt_ctl_out *out, const struct mpt_session *s)
+{
+	unsigned si = s->idx;
+
+	mpt_ctl_outf(out, "session.%u.fresh_starts=%llu", si,
+		     (unsigned long long)s->st.fresh_starts);
+	mpt_ctl_outf(out, "session.%u.keys_expired=%llu", si,
+		     (unsigned long long)s->st.keys_expired);
+	mpt_ctl_outf(out, "session.%u.handshakes=%llu", si, (unsigned long long)s->st.handshakes);
+	mpt_ctl_outf(out, "session.%u.rekeys=%llu", si, (unsigned long long)s->st.rekeys);
+	mpt_ctl_outf(out, "session.%u.quiet=%d", si, s->quiet);
+	mpt_ctl_outf(out, "session.%u.wakeups=%llu", si, (unsigned long long)s->st.wakeups);
+	mpt_ctl_outf(out, "session.%u.peer_idle_probe_ms=%llu", si,
+		     (unsigned long long)(s->peer_idle_ns / MPT_NSEC_PER_MSEC));
+}
+
 static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, uint64_t now)
 {
 	unsigned si = s->idx;
@@ -282,20 +299,13 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 		     (unsigned long long)s->st.unordered_rx);
 	mpt_ctl_outf(out, "session.%u.unordered_dup_pkts=%llu", si,
 		     (unsigned long long)s->st.unordered_dup);
-	mpt_ctl_outf(out, "session.%u.fresh_starts=%llu", si,
-		     (unsigned long long)s->st.fresh_starts);
-	mpt_ctl_outf(out, "session.%u.keys_expired=%llu", si,
-		     (unsigned long long)s->st.keys_expired);
-	mpt_ctl_outf(out, "session.%u.handshakes=%llu", si, (unsigned long long)s->st.handshakes);
-	mpt_ctl_outf(out, "session.%u.rekeys=%llu", si, (unsigned long long)s->st.rekeys);
+	dump_session_life(out, s);
 	mpt_ctl_outf(out, "session.%u.sched_switches=%llu", si,
 		     (unsigned long long)s->st.sched_switches);
 	mpt_ctl_outf(out, "session.%u.sched_events=%llu", si,
 		     (unsigned long long)s->st.sched_events);
 	if (s->st.sched_events)
 		mpt_ctl_outf(out, "session.%u.sched_event=%s", si, s->sched_event);
-	mpt_ctl_outf(out, "session.%u.quiet=%d", si, s->quiet);
-	mpt_ctl_outf(out, "session.%u.wakeups=%llu", si, (unsigned long long)s->st.wakeups);
 	for (int r = 1; r < MPT_WIRE_REASON_COUNT; r++)
 		if (s->st.drops[r])
 			mpt_ctl_outf(out, "session.%u.drop.%s=%llu", si, mpt_wire_strerror(r),
