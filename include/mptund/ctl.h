@@ -124,6 +124,7 @@ enum mpt_ctl_kind {
 	X("session.#.paths_up", GAUGE, "of them usable by the scheduler (summary=1)") \
 	X("session.#.quiet", GAUGE, "1: an idle anchor session without a timer of its own") \
 	X("session.#.wakeups", COUNTER, "quiet spells the session ended (anchor)") \
+	X("session.#.peer_idle_probe_ms", GAUGE, "UE: the anchor's IdleProbeInterval from its idle hint, the furthest the idle PROBEs back off (0: not said, no backoff)") \
 	X("session.#.reorder.buffered_pkts", GAUGE, "packets held in the reorder buffer") \
 	X("session.#.reorder.timeout_us", GAUGE, "current adaptive reorder timeout") \
 	X("session.#.reorder.released_inorder", COUNTER, "packets released in order") \
@@ -151,6 +152,7 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.black_holes", COUNTER, "path MTU falls found from lost full-size packets") \
 	X("session.#.path.#.ptb_hints", COUNTER, "ICMP too-big messages taken as hints") \
 	X("session.#.path.#.send_too_big", COUNTER, "sends the local stack refused as too big (EMSGSIZE)") \
+	X("session.#.path.#.pin_fallbacks", COUNTER, "anchor: sends the pinned source address refused (no longer local), sent from the kernel's choice instead") \
 	X("session.#.path.#.acks_tx", COUNTER, "ACK frames sent for the peer's packets on the path") \
 	X("session.#.path.#.acks_away", COUNTER, "of those, ACK frames sent on another path (its return was full or slower)") \
 	X("session.#.path.#.ack_via", GAUGE, "the path id whose sending direction carries the path's ACKs now") \
@@ -187,6 +189,7 @@ enum mpt_ctl_kind {
 	X("daemon.pool_free", GAUGE, "free packet buffers in the pool") \
 	X("daemon.pool_exhausted", COUNTER, "packets dropped: packet pool empty") \
 	X("daemon.icmp_errors", COUNTER, "ICMP errors and local send errors read from the sockets' error queues") \
+	X("daemon.hs_pin_fallbacks", COUNTER, "handshake replies the address the init came to refused as a source, sent from the kernel's choice") \
 	X("session.#.no_key_drop_pkts", COUNTER, "packets dropped: no session key yet") \
 	X("session.#.spoofed_drop_pkts", COUNTER, "packets dropped: inner source not allowed") \
 	X("session.#.holds", COUNTER, "scheduler calls that found no path with room") \

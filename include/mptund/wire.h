@@ -17,6 +17,7 @@
 #ifndef MPTUND_WIRE_H
 #define MPTUND_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -315,6 +316,18 @@ int mpt_frame_pstat_encode(uint8_t *buf, size_t cap, const struct mpt_path_statu
 int mpt_frame_rules_encode(uint8_t *buf, size_t cap, const struct mpt_rules_frag *r);
 /* A padding frame of exactly total bytes (>= MPT_FRAME_HDR_LEN), zero body. */
 int mpt_frame_padding_encode(uint8_t *buf, size_t cap, size_t total);
+/*
+ * The idle hint: a PADDING frame whose body is "IDLE" and a u32, the anchor's
+ * IdleProbeInterval in milliseconds, sent with its PROBE_ACKs: how long the UE's idle
+ * PROBEs may be apart on a path before the anchor wakes to probe it itself
+ * (mptund-proto(7)). A receiver that does not know it ignores it as any padding,
+ * so an anchor older than the hint never says it, and a UE older than it never looks.
+ */
+#define MPT_PAD_IDLE_MAGIC	0x49444c45u	/* "IDLE" */
+#define MPT_PAD_IDLE_LEN	8
+int mpt_frame_idle_hint_encode(uint8_t *buf, size_t cap, uint32_t ms);
+/* A decoded PADDING frame that is an idle hint: true and *ms. */
+bool mpt_frame_idle_hint(const struct mpt_frame *f, uint32_t *ms);
 
 /*
  * Frame iterator over a decrypted payload: returns 1 and fills *f (advancing *pos),

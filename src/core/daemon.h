@@ -59,6 +59,9 @@ struct mpt_daemon_stats {
 	uint64_t tun_gro_write_errors;		/* packets of runs the TUN refused */
 	uint64_t pool_exhausted;
 	uint64_t icmp_errors;			/* read from the sockets' error queues */
+	uint64_t hs_pin_fallbacks;		/* handshake replies the address the init
+						 * came to refused (udp_local.h), sent
+						 * from the kernel's choice */
 	uint64_t reloads, reload_errors;
 };
 

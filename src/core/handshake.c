@@ -180,8 +180,9 @@ static void anchor_send_cookie(struct mpt_daemon *d, const uint8_t *init, int fd
 			     nonce, now) < 0)
 		return;
 	/* 64 bytes for 148: no amplification; a failed send is the flood's problem */
-	(void)!mpt_local_sendto(fd, out, sizeof(out), (const struct sockaddr *)from, fromlen,
-				local);
+	if (mpt_local_sendto(fd, out, sizeof(out), (const struct sockaddr *)from, fromlen,
+			     local) == MPT_LOCAL_UNPINNED)
+		d->st.hs_pin_fallbacks++;
 }
 
 static void anchor_on_init(struct mpt_daemon *d, uint8_t *buf, size_t len, int fd,
@@ -250,6 +251,8 @@ static void anchor_on_init(struct mpt_daemon *d, uint8_t *buf, size_t len, int f
 	 * UE lets nothing else through */
 	ret = mpt_local_sendto(fd, out, sizeof(out), (const struct sockaddr *)from, fromlen,
 			       local);
+	if (ret == MPT_LOCAL_UNPINNED)	/* no longer ours, or only routed to us */
+		d->st.hs_pin_fallbacks++;
 	if (ret < 0 && log_ratelimit_ok(&d->rl, now))
 		log_warnx("%s: sending the handshake response: %s", s->name,
 			  strerror((int)-ret));

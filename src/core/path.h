@@ -75,6 +75,9 @@ struct mpt_path_stats {
 	uint64_t dead_by_data;		/* declared down: data unacknowledged too long */
 	uint64_t gso_sends;		/* runs sent as one UDP GSO datagram */
 	uint64_t send_too_big;		/* sends the local stack refused: EMSGSIZE */
+	uint64_t pin_fallbacks;		/* anchor: sends the pinned source refused (no
+					 * longer our address) that left from the
+					 * kernel's choice instead, the pin forgotten */
 	uint64_t ack_tx_bytes;		/* ACK frames this path carried out (ACK-only
 					 * datagrams whole), of any path's packets */
 	uint64_t acks_away;		/* ACKs of this path's packets sent on another
@@ -102,6 +105,8 @@ struct mpt_path {
 	socklen_t remote_len;
 	struct mpt_local local;		/* anchor: the address the UE's datagrams on this
 					 * path arrive at; every reply leaves from it */
+	struct mpt_local pin_lost;	/* the pin last forgotten (mpt_path_pin_lost) */
+	uint64_t pin_lost_ns;		/* and when */
 	struct mpt_pathval pv;		/* a new address under validation */
 
 	/* liveness */
@@ -257,11 +262,22 @@ void mpt_path_cc_view(const struct mpt_path *p, struct mpt_cc_path *cp, uint32_t
 int mpt_path_socket_open(const struct mpt_path_config *pc, char *err, size_t errlen);
 /* Shared by UE path sockets and the anchor's listen socket. */
 int mpt_udp_socket(int family, char *err, size_t errlen);
-/* Send one sealed datagram to the path's peer: 0 or -errno (the caller counts). */
+/* Send one sealed datagram to the path's peer: 0, MPT_LOCAL_UNPINNED (sent, but the
+ * pinned source refused it: the caller calls mpt_path_pin_lost) or -errno (the caller
+ * counts). */
 int mpt_path_sendto(const struct mpt_path *p, const uint8_t *buf, size_t len);
 /* The same to dst instead (a path-validation challenge to a candidate address). */
 int mpt_path_sendto_addr(const struct mpt_path *p, const uint8_t *buf, size_t len,
 			 const struct sockaddr_storage *dst, socklen_t dstlen);
+/* How long a forgotten pin is not taken again from the peer's datagrams: an address
+ * only routed to us (AnyIP) keeps receiving, and would cost a refused send on every
+ * datagram. Another address is pinned at once. */
+#define MPT_PIN_RETRY_NS	(1000ull * 1000 * 1000)
+/* Anchor: the pinned source `was` refused a send that then left from the kernel's
+ * choice (path_tx.c): forget it (counted; logged once per address and minute) until
+ * the peer's next datagram pins an address again (session_rx.c). */
+void mpt_path_pin_lost(struct mpt_path *p, const struct mpt_local *was, const char *owner,
+		       uint64_t now);
 /* How a packet is sealed (mpt_path_seal). */
 struct mpt_seal_opts {
 	bool eliciting;			/* the peer ACKs it: in flight (data, probes);
@@ -276,6 +292,7 @@ struct mpt_seal_opts {
 	socklen_t tolen;
 	bool realtime;			/* a real-time rule's packet (Ordered = no):
 					 * counted in the recovery's rt_in_flight */
+	const char *owner;		/* the session's name, for the log */
 };
 struct mpt_keyslot;
 /*

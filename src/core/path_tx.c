@@ -5,7 +5,9 @@
  * and pacer; then the socket: the batch of sealed datagrams goes out in UDP GSO runs
  * where the kernel and route take them, the rest with sendmmsg; a datagram the local
  * stack refuses as too big is a signal for the path's MTU discovery. On the anchor
- * every send carries the path's source address pin (udp_local.h). What goes into a
+ * every send carries the path's source address pin (udp_local.h); a pin the stack
+ * refuses (the address is no longer ours) is forgotten and the send goes from the
+ * kernel's choice (mpt_path_pin_lost). What goes into a
  * packet (frames, which path) is the session's choice (session_tx.c).
  */
 #include <errno.h>
@@ -60,11 +62,15 @@ int mpt_path_seal_send(struct mpt_path *p, struct mpt_keyslot *ks, uint8_t *buf,
 		       uint64_t now)
 {
 	int len = mpt_path_seal(p, ks, buf, frames_len, buf, cap, o, now), ret;
+	struct mpt_local was;
 
 	if (len < 0)
 		return len;
+	was = p->local;
 	ret = o->to ? mpt_path_sendto_addr(p, buf, (size_t)len, o->to, o->tolen)
 		    : mpt_path_sendto(p, buf, (size_t)len);
+	if (ret == MPT_LOCAL_UNPINNED)
+		mpt_path_pin_lost(p, &was, o->owner, now);
 	if (ret < 0) {
 		p->st.send_errors++;
 		return ret;
@@ -94,6 +100,64 @@ void mpt_path_batch_add(struct mpt_path *p, struct mpt_txbatch *b, size_t len,
 	b->pkt[b->n++] = pkt;
 }
 
+void mpt_path_pin_lost(struct mpt_path *p, const struct mpt_local *was, const char *owner,
+		       uint64_t now)
+{
+	char a[INET6_ADDRSTRLEN + 16];
+
+	p->st.pin_fallbacks++;
+	if (!mpt_local_equal(was, &p->pin_lost) ||
+	    now - p->pin_lost_ns > 60 * MPT_NSEC_PER_SEC) {
+		mpt_local_format(was, a, sizeof(a));
+		log_info("%s: path %s: the pinned source %s is no longer ours (a send from it "
+			 "failed): replies leave from the kernel's choice until the UE's next "
+			 "datagram pins an address", owner ? owner : "?", p->name, a);
+	}
+	p->pin_lost = *was;
+	p->pin_lost_ns = now;
+	memset(&p->local, 0, sizeof(p->local));
+}
+
+/* Every message of the batch sends from the path's pin (none once it is forgotten). */
+static void batch_pin(const struct mpt_path *p, struct mpt_txbatch *b)
+{
+	size_t ctl_len;
+
+	memset(&b->ctl, 0, sizeof(b->ctl));
+	ctl_len = mpt_local_cmsg(&p->local, b->ctl.buf, sizeof(b->ctl.buf));
+	for (unsigned i = 0; i < b->n; i++) {
+		b->msg[i].msg_hdr.msg_control = ctl_len ? b->ctl.buf : NULL;
+		b->msg[i].msg_hdr.msg_controllen = ctl_len;
+	}
+}
+
+/* A batch send failed with err: if the pin refused it (mpt_local_refused), unpin the
+ * batch and try again from the kernel's choice with send (a sendmmsg or a GSO run);
+ * the pin is forgotten if that one goes, kept if it fails too (no route at all).
+ * Returns the second try's result, or err. */
+static int batch_unpinned(struct mpt_path *p, struct mpt_txbatch *b, int err,
+			  const char *owner, int (*send)(struct mpt_path *,
+							 struct mpt_txbatch *, unsigned,
+							 unsigned, uint16_t),
+			  unsigned from, unsigned n, uint16_t seg)
+{
+	struct mpt_local was = p->local;
+	int ret;
+
+	if (!mpt_local_refused(&was, err))
+		return err;
+	memset(&p->local, 0, sizeof(p->local));
+	batch_pin(p, b);
+	ret = send(p, b, from, n, seg);
+	if (ret >= 0) {
+		mpt_path_pin_lost(p, &was, owner, mpt_now_ns());
+		return ret;
+	}
+	p->local = was;
+	batch_pin(p, b);
+	return err;
+}
+
 /* The local stack refused a datagram of len bytes as too big for the route. */
 static void local_too_big(struct mpt_path *p, size_t len)
 {
@@ -102,12 +166,23 @@ static void local_too_big(struct mpt_path *p, size_t len)
 								 65535u), mpt_now_ns());
 }
 
+/* sendmmsg of b->msg[from, from + n): how many went, or -errno (seg: unused). */
+static int sendmmsg_run(struct mpt_path *p, struct mpt_txbatch *b, unsigned from,
+			unsigned n, uint16_t seg)
+{
+	(void)seg;
+	return mpt_udp_sendmmsg(p->fd, b->msg + from, n);
+}
+
 /* Send b->msg[from, from + n) with sendmmsg; returns how many left. */
 static unsigned send_mmsg(struct mpt_path *p, struct mpt_txbatch *b, unsigned from,
-			  unsigned n)
+			  unsigned n, const char *owner)
 {
 	while (n) {
-		int k = mpt_udp_sendmmsg(p->fd, b->msg + from, n);
+		int k = sendmmsg_run(p, b, from, n, 0);
+
+		if (k < 0)	/* the pinned source may be gone (udp_local.h) */
+			k = batch_unpinned(p, b, k, owner, sendmmsg_run, from, n, 0);
 
 		if (k == -EMSGSIZE) {
 			local_too_big(p, b->msg[from].msg_hdr.msg_iov->iov_len);
@@ -180,18 +255,12 @@ void mpt_path_batch_send(struct mpt_path *p, struct mpt_txbatch *b,
 			 struct mpt_pkt_pool *pool, const char *owner)
 {
 	unsigned i = 0, left = 0;
-	size_t ctl_len;
 
-	memset(&b->ctl, 0, sizeof(b->ctl));
-	ctl_len = mpt_local_cmsg(&p->local, b->ctl.buf, sizeof(b->ctl.buf));
-	for (i = 0; i < b->n; i++) {
-		b->msg[i].msg_hdr.msg_control = ctl_len ? b->ctl.buf : NULL;
-		b->msg[i].msg_hdr.msg_controllen = ctl_len;
-	}
-	i = 0;
+	batch_pin(p, b);
 	while (i < b->n) {
 		size_t seg = b->iov[i].iov_len, bytes = seg;
-		unsigned n = 1;
+		unsigned n = 1, sent_left;
+		int gso_err = 0;
 
 		/* a run: equal sizes, the last one may be shorter, at most 64 KiB */
 		while (i + n < b->n && b->iov[i + n].iov_len <= seg &&
@@ -203,21 +272,29 @@ void mpt_path_batch_send(struct mpt_path *p, struct mpt_txbatch *b,
 		if (n > 1 && p->gso_ok) {
 			int ret = send_gso(p, b, i, n, (uint16_t)seg);
 
+			if (ret < 0)	/* the pinned source may be gone (udp_local.h) */
+				ret = batch_unpinned(p, b, ret, owner, send_gso, i, n,
+						     (uint16_t)seg);
 			if (ret == 0) {
 				i += n;
 				continue;
 			}
 			if (ret == -EMSGSIZE)
 				local_too_big(p, seg);
-			else if (ret == -EIO || ret == -EINVAL || ret == -ENOPROTOOPT) {
-				p->gso_ok = false;	/* this path's route cannot: stop trying */
-				log_info("%s: path %s: UDP GSO unavailable (%s), sending datagrams "
-					 "one by one", owner, p->name, strerror(-ret));
-			}
+			else if (ret == -EIO || ret == -EINVAL || ret == -ENOPROTOOPT)
+				gso_err = ret;
 		}
 		/* socket buffer full or an error: what is left counts as sent and will
 		 * be found lost by the peer's ACKs, like any loss on the path */
-		left += send_mmsg(p, b, i, n);
+		sent_left = send_mmsg(p, b, i, n, owner);
+		if (gso_err && sent_left < n) {
+			/* one by one they go: this path's route cannot GSO, stop trying (a
+			 * blackhole route refuses both with EINVAL: GSO stays on) */
+			p->gso_ok = false;
+			log_info("%s: path %s: UDP GSO unavailable (%s), sending datagrams "
+				 "one by one", owner, p->name, strerror(-gso_err));
+		}
+		left += sent_left;
 		i += n;
 	}
 	p->st.send_errors += left;

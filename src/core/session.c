@@ -202,6 +202,7 @@ void mpt_session_restart(struct mpt_session *s, uint64_t now)
 	keyslot_clear(&s->cur);
 	keyslot_clear(&s->prev);
 	keyslot_clear(&s->next);
+	s->peer_idle_ns = 0;	/* the anchor may be another now: it says again */
 	s->st.fresh_starts++;
 	mpt_daemon_mark(d, s);
 }

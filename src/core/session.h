@@ -101,6 +101,10 @@ struct mpt_session {
 	uint64_t last_auth_rx_ns;			/* latest authenticated packet */
 	uint64_t last_data_ns;		/* latest DATA sent or received */
 	uint64_t probe_reset_ns;	/* UE: the latest end of a probe backoff */
+	uint64_t peer_idle_ns;		/* UE: the anchor's IdleProbeInterval, from the
+					 * idle hint of its PROBE_ACKs; 0: never said
+					 * (an anchor older than the hint, or one
+					 * without the backoff): no backoff */
 
 	/* scheduling */
 	const struct mpt_sched_ops *sched;
@@ -220,6 +224,10 @@ uint64_t mpt_session_next_probe_ivl(const struct mpt_session *s, const struct mp
  * at once (UE: each backed-off path is probed now and judged from now,
  * session_timer.c). */
 void mpt_session_data_seen(struct mpt_session *s, uint64_t now);
+/* UE: the anchor's idle hint (wire.h), ms. Anchor: the hint it sends, 0 for none
+ * (its IdleProbeInterval, when above ProbeInterval). */
+void mpt_session_on_idle_hint(struct mpt_session *s, uint32_t ms);
+uint32_t mpt_session_idle_hint_ms(const struct mpt_session *s);
 
 /* Path state changes (netlink, mptund-ctl, liveness). */
 void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_t now);

@@ -5,6 +5,7 @@
  * recovery, congestion controller and the scheduler, PROBEs are answered and carry
  * the peer's path names and costs, PROBE_ACKs prove liveness.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -124,6 +125,25 @@ static bool source_allowed(const struct mpt_session *s, const uint8_t *pkt, size
 	return false;
 }
 
+/* A DATA frame's packet whose source the peer may not use (or that is no IP packet):
+ * what it was, at debug level, rate limited. */
+static void log_spoofed(struct mpt_session *s, const struct mpt_path *p,
+			const struct mpt_pkt *pkt, uint64_t now)
+{
+	char src[INET6_ADDRSTRLEN] = "?";
+	const uint8_t *b = pkt->data;
+
+	if (log_get_level() < LOG_DEBUG || !log_ratelimit_ok(&s->rl, now))
+		return;
+	if (pkt->len >= 20 && b[0] >> 4 == 4)
+		inet_ntop(AF_INET, b + 12, src, sizeof(src));
+	else if (pkt->len >= 40 && b[0] >> 4 == 6)
+		inet_ntop(AF_INET6, b + 8, src, sizeof(src));
+	log_debug("%s: path %s: DATA dsn %llu, %u bytes, IPv%u from %s: source not "
+		  "allowed, dropped (spoofed)", s->name, p->name,
+		  (unsigned long long)pkt->dsn, pkt->len, pkt->len ? b[0] >> 4 : 0u, src);
+}
+
 /* A packet of a rule with Ordered = no: to the TUN at once, past any hole of the
  * ordered space; copies (redundant scheduling, repairs) dropped by a window over its
  * own numbers, as the replay window does for packet numbers (mptund-proto(7)). */
@@ -174,6 +194,7 @@ static void on_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt **
 	mpt_session_data_seen(s, now);
 	if (!source_allowed(s, pkt->data, pkt->len)) {
 		s->st.spoofed++;
+		log_spoofed(s, p, pkt, now);
 		mpt_pkt_put(&d->pool, pkt);
 		return;
 	}
@@ -197,14 +218,21 @@ static void update_hold(struct mpt_session *s, uint64_t now)
  * anchor's source address pin, udp_local.h). Authenticated and newest, so neither a
  * forgery nor a replayed copy sent to another of our addresses moves it. */
 static void pin_local(struct mpt_session *s, struct mpt_path *path,
-		      const struct mpt_local *local, bool newest)
+		      const struct mpt_local *local, bool newest, uint64_t now)
 {
 	char was[INET6_ADDRSTRLEN + 16], now_at[INET6_ADDRSTRLEN + 16];
+	bool lost = path->pin_lost.family && !path->local.family;
 
 	if (!local || !local->family || !newest || mpt_local_equal(&path->local, local))
 		return;
-	if (path->local.family) {
-		mpt_local_format(&path->local, was, sizeof(was));
+	/* a pin that refused a send (path_tx.c) is not taken again at once: an address
+	 * only routed to us would refuse every reply (MPT_PIN_RETRY_NS) */
+	if (lost && mpt_local_equal(&path->pin_lost, local) &&
+	    now - path->pin_lost_ns < MPT_PIN_RETRY_NS)
+		return;
+	if (path->local.family || (lost && !mpt_local_equal(&path->pin_lost, local))) {
+		mpt_local_format(path->local.family ? &path->local : &path->pin_lost, was,
+				 sizeof(was));
 		mpt_local_format(local, now_at, sizeof(now_at));
 		log_info("%s: path %s: the peer now sends to %s (was %s): replies follow",
 			 s->name, path->name, now_at, was);
@@ -235,7 +263,7 @@ static void path_rx(struct mpt_session *s, struct mpt_path *path, uint8_t path_i
 	if (path->remote_len != fromlen || memcmp(&path->remote, from, fromlen) != 0)
 		mpt_session_new_address(s, path, from, fromlen,
 					len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN, newest, now);
-	pin_local(s, path, local, newest);
+	pin_local(s, path, local, newest, now);
 	path->st.rx_pkts++;
 	path->st.rx_bytes += len + MPT_WIRE_HDR_LEN + MPT_WIRE_TAG_LEN;
 }
@@ -252,6 +280,7 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 	const struct mpt_probe *probe = NULL;	/* answered once the packet is recorded */
 	struct mpt_probe probe_copy;
 	struct mpt_frame f;
+	uint32_t hint_ms;
 	int ret;
 
 	if (!ks->confirmed)
@@ -294,6 +323,8 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 			mpt_rules_on_frame(s, path, &f.u.rules, now);
 			break;
 		case MPT_FRAME_PADDING:
+			if (mpt_frame_idle_hint(&f, &hint_ms))
+				mpt_session_on_idle_hint(s, hint_ms);
 			break;
 		}
 	}

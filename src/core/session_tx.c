@@ -94,7 +94,8 @@ static int seal(struct mpt_session *s, struct mpt_path *p, uint8_t *buf, size_t 
 static int seal_and_send(struct mpt_session *s, struct mpt_path *p, uint8_t *buf,
 			 size_t frames_len, size_t cap, bool eliciting, uint64_t now)
 {
-	struct mpt_seal_opts o = { eliciting, NULL, s->d->inner_mtu, NULL, 0, false };
+	struct mpt_seal_opts o = { eliciting, NULL, s->d->inner_mtu, NULL, 0, false,
+				   s->name };
 	int len = mpt_path_seal_send(p, &s->cur, buf, frames_len, cap, &o, now);
 
 	if (len == -EKEYEXPIRED)
@@ -168,6 +169,11 @@ void mpt_session_send_control(struct mpt_session *s, struct mpt_path *p,
 					       probe_ack->timestamp);
 		if (n > 0)
 			flen += (size_t)n;
+		/* anchor: how far the UE's idle PROBEs may be apart (session_probe.c) */
+		if (n > 0 && mpt_session_idle_hint_ms(s) &&
+		    (n = mpt_frame_idle_hint_encode(buf + MPT_WIRE_HDR_LEN + flen, room - flen,
+						    mpt_session_idle_hint_ms(s))) > 0)
+			flen += (size_t)n;
 	}
 	ack = append_acks(s, p, buf + MPT_WIRE_HDR_LEN + flen, room - flen,
 			  probe_ack ? ACKS_OWN : ACKS_PENDING, now);
@@ -232,7 +238,8 @@ int mpt_session_send_challenge(struct mpt_session *s, struct mpt_path *p, uint64
 		.weight = p->weight,
 		.capacity = p->capacity,
 	};
-	struct mpt_seal_opts o = { false, NULL, s->d->inner_mtu, dst, dstlen, false };
+	struct mpt_seal_opts o = { false, NULL, s->d->inner_mtu, dst, dstlen, false,
+				   s->name };
 	uint8_t buf[CTRL_BUF];
 	size_t room = sizeof(buf) - MPT_WIRE_HDR_LEN - MPT_WIRE_TAG_LEN;
 	int n, len;

@@ -71,6 +71,7 @@ static void dump_path_mtu_ack(struct mpt_ctl_out *out, const char *pre,
 	mpt_ctl_outf(out, "%s.black_holes=%llu", pre, (unsigned long long)p->pmtu.black_holes);
 	mpt_ctl_outf(out, "%s.ptb_hints=%llu", pre, (unsigned long long)p->pmtu.ptb_hints);
 	mpt_ctl_outf(out, "%s.send_too_big=%llu", pre, (unsigned long long)p->st.send_too_big);
+	mpt_ctl_outf(out, "%s.pin_fallbacks=%llu", pre, (unsigned long long)p->st.pin_fallbacks);
 	mpt_ctl_outf(out, "%s.acks_tx=%llu", pre, (unsigned long long)p->st.acks_tx);
 	mpt_ctl_outf(out, "%s.acks_away=%llu", pre, (unsigned long long)p->st.acks_away);
 	mpt_ctl_outf(out, "%s.ack_via=%u", pre, p->ack_via_set ? p->ack_via : p->id);
@@ -231,6 +232,23 @@ static void dump_reorder(struct mpt_ctl_out *out, const struct mpt_session *s)
 	mpt_ctl_outf(out, "session.%u.reorder.resyncs=%llu", si, (unsigned long long)rs->resyncs);
 }
 
+/* A session's keys and handshakes, and its idle life (quiet spells, idle probing). */
+static void dump_session_life(struct mpt_ctl_out *out, const struct mpt_session *s)
+{
+	unsigned si = s->idx;
+
+	mpt_ctl_outf(out, "session.%u.fresh_starts=%llu", si,
+		     (unsigned long long)s->st.fresh_starts);
+	mpt_ctl_outf(out, "session.%u.keys_expired=%llu", si,
+		     (unsigned long long)s->st.keys_expired);
+	mpt_ctl_outf(out, "session.%u.handshakes=%llu", si, (unsigned long long)s->st.handshakes);
+	mpt_ctl_outf(out, "session.%u.rekeys=%llu", si, (unsigned long long)s->st.rekeys);
+	mpt_ctl_outf(out, "session.%u.quiet=%d", si, s->quiet);
+	mpt_ctl_outf(out, "session.%u.wakeups=%llu", si, (unsigned long long)s->st.wakeups);
+	mpt_ctl_outf(out, "session.%u.peer_idle_probe_ms=%llu", si,
+		     (unsigned long long)(s->peer_idle_ns / MPT_NSEC_PER_MSEC));
+}
+
 static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, uint64_t now)
 {
 	unsigned si = s->idx;
@@ -281,20 +299,13 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 		     (unsigned long long)s->st.unordered_rx);
 	mpt_ctl_outf(out, "session.%u.unordered_dup_pkts=%llu", si,
 		     (unsigned long long)s->st.unordered_dup);
-	mpt_ctl_outf(out, "session.%u.fresh_starts=%llu", si,
-		     (unsigned long long)s->st.fresh_starts);
-	mpt_ctl_outf(out, "session.%u.keys_expired=%llu", si,
-		     (unsigned long long)s->st.keys_expired);
-	mpt_ctl_outf(out, "session.%u.handshakes=%llu", si, (unsigned long long)s->st.handshakes);
-	mpt_ctl_outf(out, "session.%u.rekeys=%llu", si, (unsigned long long)s->st.rekeys);
+	dump_session_life(out, s);
 	mpt_ctl_outf(out, "session.%u.sched_switches=%llu", si,
 		     (unsigned long long)s->st.sched_switches);
 	mpt_ctl_outf(out, "session.%u.sched_events=%llu", si,
 		     (unsigned long long)s->st.sched_events);
 	if (s->st.sched_events)
 		mpt_ctl_outf(out, "session.%u.sched_event=%s", si, s->sched_event);
-	mpt_ctl_outf(out, "session.%u.quiet=%d", si, s->quiet);
-	mpt_ctl_outf(out, "session.%u.wakeups=%llu", si, (unsigned long long)s->st.wakeups);
 	for (int r = 1; r < MPT_WIRE_REASON_COUNT; r++)
 		if (s->st.drops[r])
 			mpt_ctl_outf(out, "session.%u.drop.%s=%llu", si, mpt_wire_strerror(r),
@@ -418,6 +429,20 @@ static int dump_sessions(struct mpt_daemon *d, const struct mpt_ctl_req *req,
 	return 0;
 }
 
+/* The TUN's offloads: super-packets segmented on the way in, coalesced on the way out. */
+static void dump_tun_offload(struct mpt_ctl_out *out, const struct mpt_daemon *d)
+{
+	mpt_ctl_outf(out, "daemon.tun_offload=%u", d->tun.offload);
+	mpt_ctl_outf(out, "daemon.tun_gso_pkts=%llu", (unsigned long long)d->st.tun_gso_pkts);
+	mpt_ctl_outf(out, "daemon.tun_gso_segs=%llu", (unsigned long long)d->st.tun_gso_segs);
+	mpt_ctl_outf(out, "daemon.drop_tun_gso_pkts=%llu",
+		     (unsigned long long)d->st.tun_gso_bad);
+	mpt_ctl_outf(out, "daemon.tun_gro_pkts=%llu", (unsigned long long)d->st.tun_gro_pkts);
+	mpt_ctl_outf(out, "daemon.tun_gro_segs=%llu", (unsigned long long)d->st.tun_gro_segs);
+	mpt_ctl_outf(out, "daemon.tun_gro_write_errors=%llu",
+		     (unsigned long long)d->st.tun_gro_write_errors);
+}
+
 static int h_dump(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *out,
 		  const char *scope)
 {
@@ -479,19 +504,13 @@ static int h_dump(void *ctx, const struct mpt_ctl_req *req, struct mpt_ctl_out *
 	mpt_ctl_outf(out, "daemon.rx_datagrams=%llu", (unsigned long long)d->st.rx_datagrams);
 	mpt_ctl_outf(out, "daemon.drop_tun_bad_pkts=%llu",
 		     (unsigned long long)d->st.tun_bad_packet);
-	mpt_ctl_outf(out, "daemon.tun_offload=%u", d->tun.offload);
-	mpt_ctl_outf(out, "daemon.tun_gso_pkts=%llu", (unsigned long long)d->st.tun_gso_pkts);
-	mpt_ctl_outf(out, "daemon.tun_gso_segs=%llu", (unsigned long long)d->st.tun_gso_segs);
-	mpt_ctl_outf(out, "daemon.drop_tun_gso_pkts=%llu",
-		     (unsigned long long)d->st.tun_gso_bad);
-	mpt_ctl_outf(out, "daemon.tun_gro_pkts=%llu", (unsigned long long)d->st.tun_gro_pkts);
-	mpt_ctl_outf(out, "daemon.tun_gro_segs=%llu", (unsigned long long)d->st.tun_gro_segs);
-	mpt_ctl_outf(out, "daemon.tun_gro_write_errors=%llu",
-		     (unsigned long long)d->st.tun_gro_write_errors);
+	dump_tun_offload(out, d);
 	mpt_ctl_outf(out, "daemon.reloads=%llu", (unsigned long long)d->st.reloads);
 	mpt_ctl_outf(out, "daemon.reload_errors=%llu", (unsigned long long)d->st.reload_errors);
 	mpt_ctl_outf(out, "daemon.pool_free=%u", mpt_pkt_pool_avail(&d->pool));
 	mpt_ctl_outf(out, "daemon.icmp_errors=%llu", (unsigned long long)d->st.icmp_errors);
+	mpt_ctl_outf(out, "daemon.hs_pin_fallbacks=%llu",
+		     (unsigned long long)d->st.hs_pin_fallbacks);
 	mpt_ctl_outf(out, "daemon.pool_exhausted=%llu",
 		     (unsigned long long)(d->pool.exhausted + d->st.pool_exhausted));
 	if (!req || !mpt_ctl_req_get(req, "offset") ||

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/if_link.h>
 #include <linux/if_tun.h>
 #include <linux/rtnetlink.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <netlink/addr.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
+#include <netlink/route/link/inet6.h>
 #include <netlink/route/route.h>
 #include <netlink/socket.h>
 
@@ -162,6 +164,36 @@ static int attach_offload(struct mpt_tun *t, const char *name)
 	return attach(t, name, false);
 }
 
+/*
+ * No IPv6 link-local address on the device (address generation mode "none", before it
+ * goes up), so that the kernel sends no link-scoped chatter into the tunnel: router
+ * solicitations from fe80::/10 to ff02::2, repeated with a backoff for as long as
+ * the device is up. Link-local packets go no further than the link (RFC 4291 section
+ * 2.5.6) and the peer has no use for them: the anchor counted the UE's as spoofed
+ * (a source outside AllowedIPs), its own as packets for no session. Best effort:
+ * IPv6 may be off.
+ */
+static void no_link_local(struct mpt_tun *t)
+{
+	struct rtnl_link *orig = NULL, *chg = NULL;
+	int err;
+
+	err = rtnl_link_get_kernel(t->nl, t->ifindex, NULL, &orig);
+	if (err >= 0 && !(chg = rtnl_link_alloc()))
+		err = -NLE_NOMEM;
+	if (err >= 0)
+		err = rtnl_link_inet6_set_addr_gen_mode(chg, IN6_ADDR_GEN_MODE_NONE);
+	if (err >= 0)
+		err = rtnl_link_change(t->nl, orig, chg, 0);
+	if (err < 0)
+		log_debug("tun %s: IPv6 address generation off: %s", t->name,
+			  strerror(mpt_nlerr_to_errno(err)));
+	if (chg)
+		rtnl_link_put(chg);
+	if (orig)
+		rtnl_link_put(orig);
+}
+
 int mpt_tun_open(struct mpt_tun *t, const char *name, uint32_t mtu, bool offload)
 {
 	int err;
@@ -199,6 +231,7 @@ int mpt_tun_open(struct mpt_tun *t, const char *name, uint32_t mtu, bool offload
 		log_warnx("tun %s: netlink route socket: %s", t->name, strerror(-err));
 		goto fail;
 	}
+	no_link_local(t);
 	if (mtu && (err = mpt_tun_set_mtu(t, mtu)) < 0)
 		goto fail;
 	return 0;

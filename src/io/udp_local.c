@@ -106,7 +106,20 @@ int mpt_local_sendto(int fd, const void *buf, size_t len, const struct sockaddr 
 	if (mh.msg_controllen)
 		mh.msg_control = ctl.buf;
 	n = mpt_udp_sendmsg(fd, &mh);	/* past a pending ICMP error (udp.h) */
+	if (n < 0 && mh.msg_controllen && mpt_local_refused(l, (int)n)) {
+		mh.msg_control = NULL;	/* the kernel's choice of source */
+		mh.msg_controllen = 0;
+		n = mpt_udp_sendmsg(fd, &mh);
+		if (n >= 0)
+			return MPT_LOCAL_UNPINNED;
+	}
 	return n < 0 ? (int)n : 0;
+}
+
+bool mpt_local_refused(const struct mpt_local *l, int err)
+{
+	return l && l->family &&
+	       (err == -EINVAL || err == -ENETUNREACH || err == -EADDRNOTAVAIL);
 }
 
 void mpt_local_format(const struct mpt_local *l, char *buf, size_t len)

@@ -32,7 +32,20 @@ bool mpt_local_equal(const struct mpt_local *a, const struct mpt_local *b);
  * MPT_LOCAL_CMSG_SPACE, zeroed by the caller); returns its length, 0 when l is
  * unknown. */
 size_t mpt_local_cmsg(const struct mpt_local *l, void *buf, size_t cap);
-/* sendto from l (a plain sendto when l is NULL or unknown). 0 or -errno. */
+/*
+ * Whether err (-errno), a send from l that failed, says l is no longer an address of
+ * ours (removed by the admin or a DHCP change, or only routed to us): IPv6 refuses
+ * the IPV6_PKTINFO source with EINVAL (ipv6_chk_addr in datagram_send_ctl), IPv4's
+ * route lookup by source (also v4-mapped) with ENETUNREACH, a bind with
+ * EADDRNOTAVAIL. ENETUNREACH is also "no route to the peer": a second send from the
+ * kernel's choice of source tells the two apart.
+ */
+bool mpt_local_refused(const struct mpt_local *l, int err);
+/* mpt_local_sendto's result when l refused (mpt_local_refused) and the datagram left
+ * from the kernel's choice of source instead. */
+#define MPT_LOCAL_UNPINNED	1
+/* sendto from l (a plain sendto when l is NULL or unknown). 0, MPT_LOCAL_UNPINNED
+ * (sent, but not from l), or -errno. */
 int mpt_local_sendto(int fd, const void *buf, size_t len, const struct sockaddr *to,
 		     socklen_t tolen, const struct mpt_local *l);
 /* "10.1.1.5%3" or "-" when unknown. */

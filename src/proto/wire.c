@@ -292,6 +292,28 @@ int mpt_frame_padding_encode(uint8_t *buf, size_t cap, size_t total)
 	return (int)total;
 }
 
+int mpt_frame_idle_hint_encode(uint8_t *buf, size_t cap, uint32_t ms)
+{
+	uint8_t *b = buf + MPT_FRAME_HDR_LEN;
+	int err = frame_room(cap, MPT_PAD_IDLE_LEN);
+
+	if (err)
+		return err;
+	put_frame_hdr(buf, MPT_FRAME_PADDING, MPT_PAD_IDLE_LEN);
+	mpt_put_u32(b, MPT_PAD_IDLE_MAGIC);
+	mpt_put_u32(b + 4, ms);
+	return MPT_FRAME_HDR_LEN + MPT_PAD_IDLE_LEN;
+}
+
+bool mpt_frame_idle_hint(const struct mpt_frame *f, uint32_t *ms)
+{
+	if (f->type != MPT_FRAME_PADDING || f->len != MPT_PAD_IDLE_LEN ||
+	    mpt_get_u32(f->body) != MPT_PAD_IDLE_MAGIC)
+		return false;
+	*ms = mpt_get_u32(f->body + 4);
+	return true;
+}
+
 /* ---- Decoding ---- */
 
 static int decode_data(struct mpt_frame *f)

@@ -7,7 +7,8 @@
 #   ue2 10.1.2.2/24  <--- veth ---> an2 10.1.2.1/24   (path "p2")
 #                                   ans 10.2.0.1/24  <--- veth ---> srv 10.2.0.2/24
 #
-# ProbeInterval 100 ms, ProbeMissLimit 3, IdleProbeInterval 2 s on both sides.
+# ProbeInterval 100 ms, ProbeMissLimit 3, IdleProbeInterval 2 s on both sides, then
+# 2 s on the UE against 100 ms (an anchor without the backoff) and 1 s on the anchor.
 # Checks: an idle UE's PROBEs slow down to about one per 2 s per path (20 a second
 # without the backoff) while both paths stay up on both sides and the anchor's
 # session stays quiet (no wake-up); a path cut while idle (a blackhole route on the
@@ -29,8 +30,8 @@ write_anchor_conf "$TMP/anchor.conf" rr fixed \
 write_ue_conf "$TMP/ue.conf" ue 10.99.0.2/24 rr fixed \
 	"Name = p1|Device = ue1|Endpoint = 10.1.1.1:5555" \
 	"Name = p2|Device = ue2|Endpoint = 10.1.2.1:5555"
-start_daemon $NS_AN "$TMP/anchor.conf" anchor >/dev/null
-start_daemon $NS_UE "$TMP/ue.conf" ue >/dev/null
+AN=$(start_daemon $NS_AN "$TMP/anchor.conf" anchor)
+UE=$(start_daemon $NS_UE "$TMP/ue.conf" ue)
 
 uctl() { "$MPTCTL" -s "$TMP/ue.sock" stats "$1" | awk -v k="$1" '$1 == k { print $2 }'; }
 actl() { "$MPTCTL" -s "$TMP/anchor.sock" stats "$1" | awk -v k="$1" '$1 == k { print $2 }'; }
@@ -62,6 +63,8 @@ check "p1, p2 up on the UE" [ "$(uctl session.0.path.0.up)$(uctl session.0.path.
 check "p1, p2 up on the anchor" \
 	[ "$(actl session.0.path.0.up)$(actl session.0.path.1.up)" = 11 ]
 check "the anchor's session stayed quiet (no wake-up)" [ $((w1 - w0)) = 0 ]
+check "the UE learned the anchor's IdleProbeInterval from its idle hint (2000 ms)" \
+	[ "$(uctl session.0.peer_idle_probe_ms)" = 2000 ]
 
 # an idle path dies: the UE's PROBEs on p1 go unanswered
 dd0=$(uctl session.0.path.0.dead_by_data)
@@ -90,4 +93,33 @@ check "the first data probed p1: down within the ping" [ "$(uctl session.0.path.
 check "little loss (<= 20%; half the packets for seconds without)" \
 	[ "${loss%.*}" -le 20 ]
 ip -n $NS_AN route del blackhole 10.1.1.2/32
+
+# An anchor that lets a quiet path be silent less long than the UE would back off:
+# the UE goes no further than the anchor's idle hint says. An anchor with
+# IdleProbeInterval = ProbeInterval stands in for one older than the backoff: it
+# sends no hint and wakes a quiet session whose path was silent for ProbeMissLimit x
+# ProbeInterval (300 ms here) to PROBE it, which would wake the UE in turn.
+mismatch() { # mismatch ANCHOR_IDLE_MS HINT_MS MIN_PROBES MAX_PROBES: PROBEs in 6 s idle
+	local what="anchor IdleProbeInterval $1 ms, UE 2000 ms"
+	kill "$UE" "$AN"; wait "$UE" "$AN" 2>/dev/null
+	IDLE_PROBE_MS=$1 write_anchor_conf "$TMP/anchor.conf" rr fixed \
+		"PublicKey = $(cat "$TMP/ue.pub")|AllowedIPs = 10.99.0.2/32"
+	AN=$(start_daemon $NS_AN "$TMP/anchor.conf" anchor)
+	UE=$(start_daemon $NS_UE "$TMP/ue.conf" ue)
+	check "$what: tunnel up" wait_ping $NS_UE 10.2.0.2 10
+	ip netns exec $NS_UE sysctl -qw net.ipv6.conf.mpt0.disable_ipv6=1
+	sleep 7
+	t0=$(uctl session.0.path.0.probes_tx); w0=$(actl session.0.wakeups)
+	sleep 6
+	t1=$(uctl session.0.path.0.probes_tx); w1=$(actl session.0.wakeups)
+	log "$what: UE PROBEs on p1 in 6 s idle $((t1 - t0)), anchor wake-ups $((w1 - w0))," \
+		"hint $(uctl session.0.peer_idle_probe_ms) ms"
+	check "$what: the UE's hint is $2 ms" [ "$(uctl session.0.peer_idle_probe_ms)" = "$2" ]
+	check "$what: $3 to $4 PROBEs in 6 s" [ $((t1 - t0)) -ge "$3" -a $((t1 - t0)) -le "$4" ]
+	check "$what: the anchor did not wake to probe" [ $((w1 - w0)) = 0 ]
+	check "$what: p1, p2 up on both sides" [ "$(uctl session.0.path.0.up)$(uctl \
+		session.0.path.1.up)$(actl session.0.path.0.up)$(actl session.0.path.1.up)" = 1111 ]
+}
+mismatch 100 0 40 70	# no hint: no backoff, a PROBE every 100 ms
+mismatch 1000 1000 4 9	# about one a second
 finish

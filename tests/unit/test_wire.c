@@ -343,12 +343,39 @@ static void test_path_status_roundtrip(void **state)
 	assert_int_equal(mpt_frame_pstat_encode(buf, sizeof(buf), &ps), -EINVAL);
 }
 
+/* The idle hint is a PADDING frame (old receivers skip it); zeros are no hint. */
+static void test_idle_hint(void **state)
+{
+	uint8_t buf[64];
+	const uint8_t *pos = buf;
+	struct mpt_frame f;
+	uint32_t ms = 0;
+	int n, m;
+
+	(void)state;
+	n = mpt_frame_idle_hint_encode(buf, sizeof(buf), 15000);
+	assert_int_equal(n, MPT_FRAME_HDR_LEN + MPT_PAD_IDLE_LEN);
+	assert_int_equal(buf[0], MPT_FRAME_PADDING);
+	assert_int_equal(memcmp(buf + MPT_FRAME_HDR_LEN, "IDLE", 4), 0);
+	m = mpt_frame_padding_encode(buf + n, sizeof(buf) - (size_t)n,
+				     MPT_FRAME_HDR_LEN + MPT_PAD_IDLE_LEN);
+	assert_int_equal(m, MPT_FRAME_HDR_LEN + MPT_PAD_IDLE_LEN);
+	assert_int_equal(mpt_frame_next(&pos, buf + n + m, &f), 1);
+	assert_true(mpt_frame_idle_hint(&f, &ms));
+	assert_int_equal(ms, 15000);
+	assert_int_equal(mpt_frame_next(&pos, buf + n + m, &f), 1);	/* zeros */
+	assert_int_equal(f.type, MPT_FRAME_PADDING);
+	assert_false(mpt_frame_idle_hint(&f, &ms));
+	assert_int_equal(mpt_frame_idle_hint_encode(buf, MPT_FRAME_HDR_LEN + 7, 1), -ENOSPC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ack_frequency_roundtrip),
 		cmocka_unit_test(test_path_status_roundtrip),
 		cmocka_unit_test(test_header_round_trip),
+		cmocka_unit_test(test_idle_hint),
 		cmocka_unit_test(test_header_rejects),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_frames_round_trip),
