@@ -373,9 +373,15 @@ static void bbr_check_drain(struct mpt_cc *cc, struct bbr *b,
  * describes the path. After rtprop_jump_rounds such rounds in a row RTprop expires as
  * if its window had run out (draft 4.1.2.3; ProbeRTT, 4.3.5, then measures the path
  * with our queue drained). A steady path never qualifies: at a delivery rate near
- * BtlBw, in_flight / BtlBw alone is about the whole RTT (Little's law).
+ * BtlBw, in_flight / BtlBw alone is about the whole RTT (Little's law). A sample may
+ * also hold the peer's ACK delay, up to its max_ack_delay (RFC 9002 5.3), which is no
+ * part of the path: it is allowed for. Without it, on a path of tens of microseconds
+ * (veth, a LAN) where the receiver's batching and ACK timing are most of each sample,
+ * every few rounds "jumped" and the path spent most of its time in ProbeRTT (48
+ * ProbeRTTs in 11 s: 2.3 Gbit/s against 4.3 without the test).
  */
 static void bbr_check_rtprop_jump(const struct mpt_cc *cc, struct bbr *b,
+				  const struct mpt_cc_path *p,
 				  const struct mpt_rate_sample *rs)
 {
 	uint64_t bw = bbr_max_bw(b);
@@ -402,7 +408,7 @@ static void bbr_check_rtprop_jump(const struct mpt_cc *cc, struct bbr *b,
 	if (!rs->rtt_ns || !b->min_rtt_ns || !bw)
 		return;
 	b->jump_round_sampled = true;
-	if ((double)rs->rtt_ns <= (double)b->min_rtt_ns +
+	if ((double)rs->rtt_ns <= (double)b->min_rtt_ns + (double)p->max_ack_delay_ns +
 				  (double)rs->prior_in_flight * 1e9 / (double)bw)
 		b->jump_round_fit = true;
 }
@@ -552,7 +558,7 @@ static void bbr_on_ack(struct mpt_cc *cc, const struct mpt_cc_path *p,
 	bbr_check_full_bw(b, &r);
 	bbr_check_startup_loss(b, p);
 	bbr_check_drain(cc, b, p, now);
-	bbr_check_rtprop_jump(cc, b, &r);
+	bbr_check_rtprop_jump(cc, b, p, &r);
 	bbr_update_min_rtt(cc, b, p, &r, now);
 	bbr_mark_probe_rtt(b, p);
 	bbr_set_pacing(cc, b, p);
@@ -724,8 +730,9 @@ static const struct mpt_param bbr_params[] = {
 	    "ProbeRTT window in BDPs, at least min_cwnd_pkts; 0 is v1's min_cwnd_pkts "
 	    "(draft-ietf-ccwg-bbr 4.3.4.3 BBRProbeRTTCwndGain)"),
 	P_U("rtprop_jump_rounds", rtprop_jump_rounds, 0, 1000, 3,
-	    "rounds in a row of RTT samples above RTprop + inflight/BtlBw while the window "
-	    "limits after which RTprop expires early; 0 disables (ours; draft 4.1.2.3, 4.3.5)"),
+	    "rounds in a row of RTT samples above RTprop + inflight/BtlBw + the peer's max "
+	    "ACK delay while the window limits after which RTprop expires early; 0 "
+	    "disables (ours; draft 4.1.2.3, 4.3.5; RFC 9002 5.3)"),
 	{ .name = "loss_recovery", .type = MPT_PARAM_BOOL,
 	  .offset = offsetof(struct bbr, loss_recovery), .min = 0, .max = 1, .def = 1,
 	  .help = "packet conservation for a round after a loss (draft 4.2.3.4; "

@@ -47,6 +47,9 @@ struct mpt_cc_path {
 				 * probe: one that would start now waits its turn, so
 				 * that the session's paths never dip together */
 	uint64_t capacity;	/* configured capacity of the path, bytes/s; 0 none */
+	uint64_t max_ack_delay_ns; /* how long the peer may hold an ACK, so how much
+				    * of an RTT sample may be its ACK delay rather
+				    * than the path (RFC 9002 5.3); 0 unknown */
 };
 
 /*

@@ -130,6 +130,7 @@ void mpt_path_cc_view(const struct mpt_path *p, struct mpt_cc_path *cp, uint32_t
 	cp->app_limited = p->rec.app_limited != 0;
 	cp->probe_rtt_busy = false;	/* the session knows: mpt_session_cc_view */
 	cp->capacity = p->capacity;
+	cp->max_ack_delay_ns = p->rec.params.max_ack_delay_ns;
 }
 
 int mpt_path_set_cc(struct mpt_path *p, const struct mpt_cc_ops *ops,

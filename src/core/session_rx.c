@@ -196,6 +196,11 @@ static void on_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt **
 		s->st.spoofed++;
 		log_spoofed(s, p, pkt, now);
 		mpt_pkt_put(&d->pool, pkt);
+		/* its DSN still takes its turn: a hole would hold every packet behind
+		 * it for the reorder timeout (an idle UE's IPv6 router solicitations
+		 * from fe80:: cost the next ping ~5 ms) */
+		if (f->type != MPT_FRAME_DATA_UNORDERED)
+			mpt_reorder_insert(&s->reorder, f->u.data.dsn, NULL, 0, now);
 		return;
 	}
 	if (f->type == MPT_FRAME_DATA_UNORDERED) {
@@ -351,6 +356,8 @@ void mpt_tun_deliver(void *arg, uint64_t dsn, void *pkt, uint32_t len,
 	struct mpt_daemon *d = s->d;
 	struct mpt_pkt *p = pkt;
 
+	if (!p)		/* a DSN the receiver dropped (on_data): nothing to write */
+		return;
 	if (s->clamp_mtu && d->cfg.clamp_mss && mpt_mss_clamp(p->data, p->len, s->clamp_mtu))
 		s->st.mss_clamped++;
 	if (mpt_tun_out(d, p->data, p->len) < 0) {

@@ -10,6 +10,9 @@
  * copies. mpt_reorder_insert() returns 0 when it took the buffer; every taken
  * buffer comes back exactly once through the release callback (possibly during the
  * same call). A negative return (duplicate, stale) leaves the buffer with the caller.
+ * pkt may be NULL: a DSN the receiver consumed without a packet to deliver (dropped
+ * after authentication, e.g. by the source filter) takes its turn like a packet, so
+ * that it leaves no hole to wait for; the callback gets NULL for it.
  *
  * Late packets (DSN below the release point, not seen before) are delivered at
  * once: the tunnel does not retransmit, so the late copy is the only one the inner

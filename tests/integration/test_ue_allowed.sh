@@ -11,7 +11,9 @@
 # 10.2.0.2 reach the UE, pings the server sends from 10.2.0.9 (a source the anchor
 # forwards but the UE did not allow) are dropped by the UE and counted as
 # spoofed_drop_pkts; the anchor's own filter (the UE's AllowedIPs there) drops the
-# UE's uplink packets from a source outside 10.99.0.2/32 the same way.
+# UE's uplink packets from a source outside 10.99.0.2/32 the same way. A dropped
+# packet's data sequence number still takes its turn in the anchor's reorder buffer:
+# the allowed ping after the dropped ones waits for no hole (holes_skipped unchanged).
 . "$(dirname "$0")/lib.sh"
 require_root
 
@@ -42,9 +44,13 @@ check "metrics export it" bash -c "'$MPTCTL' -s '$TMP/ue.sock' metrics |
 # uplink: the UE's packets from a source outside its AllowedIPs on the anchor
 ip -n $NS_UE addr add 10.99.0.77/24 dev mpt0
 a0=$(ctl anchor session.0.spoofed_drop_pkts)
+h0=$(ctl anchor session.0.reorder.holes_skipped)
 check "an uplink ping from a source the anchor does not allow gets nothing" \
 	bash -c "! ip netns exec $NS_UE ping -c 3 -i 0.1 -W 1 -q -I 10.99.0.77 10.2.0.2"
 a1=$(ctl anchor session.0.spoofed_drop_pkts)
 check "the anchor counted them ($a0 -> $a1)" [ $((a1 - a0)) -ge 3 ]
 check "the allowed source still works" ip netns exec $NS_UE ping -c 2 -W 1 -q 10.2.0.2
+h1=$(ctl anchor session.0.reorder.holes_skipped)
+check "the dropped packets left no hole in the anchor's reorder buffer ($h0 -> $h1)" \
+	[ "$h1" = "$h0" ]
 finish

@@ -310,6 +310,77 @@ static void test_bbr_probe_bw_start_phase(void **state)
 			assert_true(seen[k] > seeds / cycle_len / 2);
 }
 
+/* rtprop_jump_rounds rounds, one cwnd-limited ACK each, whose RTT samples exceed what
+ * RTprop and the in-flight explain by extra_ns; returns the rtprop_jumps added. */
+static double jump_rounds(const struct mpt_cc_ops *ops, struct mpt_cc *cc,
+			  struct mpt_cc_path *p, uint64_t *now, uint64_t extra_ns)
+{
+	double before = bbr_stat(cc, "rtprop_jumps");
+
+	for (int round = 0; round < 2 * (int)bbr_param("rtprop_jump_rounds") + 2; round++) {
+		uint64_t inflight = cc->cwnd;
+		struct mpt_rate_sample rs = {
+			.delivered = BDP, .interval_ns = RTT,
+			.rtt_ns = RTT + inflight * SEC / RATE + extra_ns,
+			.prior_delivered = p->delivered, .acked_bytes = BDP,
+			.prior_in_flight = inflight,
+		};
+
+		*now += RTT;
+		p->delivered += BDP;
+		ops->on_ack(cc, p, &rs, *now);
+	}
+	return bbr_stat(cc, "rtprop_jumps") - before;
+}
+
+/* A controller driven to ProbeBW on a steady synthetic path (bw = RATE, RTT). */
+static void probe_bw_cc(const struct mpt_cc_ops *ops, struct mpt_cc *cc,
+			struct mpt_cc_path *p, uint64_t *now)
+{
+	struct mpt_rng rng;
+
+	mpt_rng_seed(&rng, 7);
+	mpt_cc_prepare(cc, ops);
+	ops->init(cc, p, &rng, *now);
+	for (int round = 0; round < 50 && cc->state != MPT_CC_PROBE_BW; round++) {
+		struct mpt_rate_sample rs = {
+			.delivered = BDP, .interval_ns = RTT, .rtt_ns = RTT,
+			.prior_delivered = p->delivered, .acked_bytes = BDP,
+			.prior_in_flight = BDP,
+		};
+
+		*now += RTT;
+		p->delivered += BDP;
+		p->srtt_ns = p->min_rtt_ns = RTT;
+		ops->on_ack(cc, p, &rs, *now);
+	}
+	assert_int_equal(cc->state, MPT_CC_PROBE_BW);
+}
+
+/*
+ * The RTT-jump test allows for the peer's ACK delay (RFC 9002 5.3): samples above
+ * RTprop + in-flight / BtlBw by less than max_ack_delay do not expire RTprop (they
+ * did, and a veth path spent most of its time in ProbeRTT); samples above it by more
+ * still do, and with no ACK delay known the same 4 ms do.
+ */
+static void test_bbr_rtt_jump_ack_delay(void **state)
+{
+	const struct mpt_cc_ops *ops = mpt_cc_find("bbr");
+	struct mpt_cc_path p = { .mss = 1200, .max_ack_delay_ns = 5 * MS };
+	struct mpt_cc cc;
+	uint64_t now = 1;
+
+	probe_bw_cc(ops, &cc, &p, &now);
+	assert_true(jump_rounds(ops, &cc, &p, &now, 4 * MS) == 0);	/* ACK delay */
+	assert_int_equal(cc.state, MPT_CC_PROBE_BW);
+	assert_true(jump_rounds(ops, &cc, &p, &now, 20 * MS) >= 1);	/* the path */
+
+	p = (struct mpt_cc_path){ .mss = 1200 };			/* none known */
+	now = 1;
+	probe_bw_cc(ops, &cc, &p, &now);
+	assert_true(jump_rounds(ops, &cc, &p, &now, 4 * MS) >= 1);
+}
+
 /* Parameters: every constant a tunable with a cited help line; registry accepts bbr. */
 static void test_bbr_params(void **state)
 {
@@ -484,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_bbr_constants_are_literal),
 		cmocka_unit_test(test_bbr_send_quantum),
 		cmocka_unit_test(test_bbr_rtt_jump),
+		cmocka_unit_test(test_bbr_rtt_jump_ack_delay),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

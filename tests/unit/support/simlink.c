@@ -117,6 +117,7 @@ struct mpt_cc_path sim_cc_path(const struct sim_path *p)
 		.min_rtt_ns = p->rec.have_rtt ? p->rec.min_rtt_ns : 0,
 		.mss = p->cfg.mss,
 		.capacity = p->cfg.capacity,
+		.max_ack_delay_ns = p->cfg.ack_delay_ns,	/* the receivers' (below) */
 	};
 }
 
