@@ -303,8 +303,13 @@ sleep 0.3
 # it then cut its echo replies itself, leaving the anchor nothing to cut (0 in two
 # run-alls)
 found ue 1 "$SMALL" $((SMALL + 4)); found anchor 1 "$SMALL" $((SMALL + 4))
-log "before the no-DF ping: small path black holes UE $(ctl ue session.0.path.1.black_holes)," \
-	"anchor $(ctl anchor session.0.path.1.black_holes); soft too-bigs UE" \
+log "before the no-DF ping: black holes (unconfirmed: congestion) small path UE" \
+	"$(ctl ue session.0.path.1.black_holes) ($(ctl ue session.0.path.1.black_holes_unconfirmed))," \
+	"anchor $(ctl anchor session.0.path.1.black_holes)" \
+	"($(ctl anchor session.0.path.1.black_holes_unconfirmed)); big path UE" \
+	"$(ctl ue session.0.path.0.black_holes) ($(ctl ue session.0.path.0.black_holes_unconfirmed))," \
+	"anchor $(ctl anchor session.0.path.0.black_holes)" \
+	"($(ctl anchor session.0.path.0.black_holes_unconfirmed)); soft too-bigs UE" \
 	"$(ctl ue session.0.ptb_soft), anchor $(ctl anchor session.0.ptb_soft)"
 ip netns exec $NS_SRV ip route flush cache 2>/dev/null
 ip netns exec $NS_UE ip route flush cache 2>/dev/null
