@@ -15,7 +15,11 @@
  * - One timerfd per direction armed (absolute CLOCK_MONOTONIC) at the head's due time.
  * - A hop MTU per direction (mtu=N, 0 none): an IP packet above N bytes, or a GSO
  *   super-frame whose segments are, is dropped silently, as by a router whose ICMP
- *   "fragmentation needed" is filtered (drop_mtu counts them).
+ *   "fragmentation needed" is filtered (drop_mtu counts them). With -i ADDR the hop
+ *   answers an IPv4 packet with DF as a router does (RFC 792, RFC 1191): an ICMP
+ *   "fragmentation needed" from ADDR with the hop's MTU, quoting the IP header and 8
+ *   bytes, queued in the opposite direction (its delay and loss) back to the sender's
+ *   MAC (icmp_tx counts them).
  * - Runtime changes: lines on stdin, e.g. "ab delay=16 jitter=0.5 loss=1.2",
  *   "both delay=30", "stats" (delay/jitter in ms, loss in percent). EOF on stdin is
  *   ignored (stdin may be /dev/null).
@@ -63,11 +67,12 @@ struct db_params {
 	uint64_t jitter_ns;
 	double loss;			/* probability in [0, 1] */
 	uint32_t mtu;			/* largest IP packet passed; 0 = any */
+	uint32_t icmp_src;		/* -i: frag needed sent from it (network order); 0 none */
 };
 
 struct db_stats {
 	uint64_t rx, rx_bytes, tx, tx_bytes;
-	uint64_t drop_loss, drop_queue, drop_trunc, tx_err, drop_mtu;
+	uint64_t drop_loss, drop_queue, drop_trunc, tx_err, drop_mtu, icmp_tx;
 	uint64_t max_queue_bytes;
 	uint64_t late_sum_ns, late_max_ns, late_over_100us;	/* send time - due time */
 };
@@ -234,6 +239,77 @@ static size_t ip_size(const uint8_t *buf, size_t n)
 	return n - sizeof(vh) - ETH_HLEN;
 }
 
+static uint16_t csum(const uint8_t *p, size_t n)
+{
+	uint32_t sum = 0;
+
+	for (size_t i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (n & 1)
+		sum += (uint32_t)p[n - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* An ICMP "fragmentation needed" (type 3 code 4, RFC 1191 next-hop MTU) for the frame
+ * buf (vnet header, Ethernet, IPv4 with DF), queued in the opposite direction rev. */
+static void frag_needed(struct db *db, struct db_dir *d, struct db_dir *rev,
+			const uint8_t *buf, size_t n)
+{
+	const size_t vh = sizeof(struct virtio_net_hdr), ip0 = vh + ETH_HLEN;
+	const uint8_t *ip = buf + ip0;
+	size_t ihl, quote, len;
+	struct db_rec *r;
+	uint8_t *f, *o, *ic;
+	uint16_t v;
+
+	if (n < ip0 + 20 || buf[vh + 12] != 0x08 || buf[vh + 13] != 0x00 ||
+	    ip[0] >> 4 != 4 || !(ip[6] & 0x40))
+		return;				/* not IPv4 with DF: no answer */
+	ihl = (size_t)(ip[0] & 15) * 4;
+	if (ihl < 20 || n < ip0 + ihl + 8 || ip[9] == 1)
+		return;				/* short, or ICMP itself */
+	quote = ihl + 8;
+	r = ring_reserve(rev);
+	if (!r)
+		return;
+	f = (uint8_t *)(r + 1);
+	len = ip0 + 20 + 8 + quote;
+	memset(f, 0, len);			/* vnet header: no GSO, no offload */
+	memcpy(f + vh, buf + vh + 6, 6);	/* to the sender's MAC, from its peer's */
+	memcpy(f + vh + 6, buf + vh, 6);
+	f[vh + 12] = 0x08;
+	o = f + ip0;
+	o[0] = 0x45;
+	o[1] = 0xc0;				/* internetwork control, as routers send */
+	v = (uint16_t)(20 + 8 + quote);
+	o[2] = (uint8_t)(v >> 8);
+	o[3] = (uint8_t)v;
+	o[8] = 64;
+	o[9] = 1;
+	memcpy(o + 12, &d->p.icmp_src, 4);
+	memcpy(o + 16, ip + 12, 4);		/* to the packet's source */
+	v = csum(o, 20);
+	o[10] = (uint8_t)(v >> 8);
+	o[11] = (uint8_t)v;
+	ic = o + 20;
+	ic[0] = 3;
+	ic[1] = 4;
+	ic[6] = (uint8_t)(d->p.mtu >> 8);
+	ic[7] = (uint8_t)d->p.mtu;
+	memcpy(ic + 8, ip, quote);
+	v = csum(ic, 8 + quote);
+	ic[2] = (uint8_t)(v >> 8);
+	ic[3] = (uint8_t)v;
+	r->len = (uint32_t)len;
+	r->due = due_time(db, rev, now_ns());
+	rev->head += rec_size(r->len);
+	rev->used += rec_size(r->len);
+	rev->frames++;
+	d->st.icmp_tx++;
+}
+
 static void rx_ready(struct db *db, struct db_dir *d)
 {
 	for (int i = 0; i < DB_RX_BURST; i++) {
@@ -257,6 +333,8 @@ static void rx_ready(struct db *db, struct db_dir *d)
 		}
 		if (d->p.mtu && ip_size(buf, (size_t)n) > d->p.mtu) {
 			d->st.drop_mtu++;
+			if (d->p.icmp_src)
+				frag_needed(db, d, &db->dir[d == &db->dir[0]], buf, (size_t)n);
 			continue;
 		}
 		if (d->p.loss > 0 && mpt_rng_double(&db->rng) < d->p.loss) {
@@ -325,12 +403,12 @@ static void print_stats(struct db *db, FILE *out)
 			"\"rx\":%" PRIu64 ",\"rx_bytes\":%" PRIu64 ",\"tx\":%" PRIu64
 			",\"tx_bytes\":%" PRIu64 ",\"drop_loss\":%" PRIu64 ",\"drop_queue\":%" PRIu64
 			",\"drop_trunc\":%" PRIu64 ",\"tx_err\":%" PRIu64 ",\"drop_mtu\":%" PRIu64
-			",\"max_queue_bytes\":%" PRIu64 ",\"queued\":%u,\"late_avg_us\":%.1f"
+			",\"icmp_tx\":%" PRIu64 ",\"max_queue_bytes\":%" PRIu64 ",\"queued\":%u,\"late_avg_us\":%.1f"
 			",\"late_max_us\":%.1f,\"late_over_100us\":%" PRIu64 "}",
 			i ? "," : "", d->name, d->p.delay_ns / 1e6, d->p.jitter_ns / 1e6,
 			d->p.loss * 100, d->st.rx, d->st.rx_bytes, d->st.tx, d->st.tx_bytes,
 			d->st.drop_loss, d->st.drop_queue, d->st.drop_trunc, d->st.tx_err,
-			d->st.drop_mtu, d->st.max_queue_bytes, d->frames,
+			d->st.drop_mtu, d->st.icmp_tx, d->st.max_queue_bytes, d->frames,
 			d->st.tx ? d->st.late_sum_ns / 1e3 / (double)d->st.tx : 0.0,
 			d->st.late_max_ns / 1e3, d->st.late_over_100us);
 	}
@@ -453,6 +531,8 @@ static void usage(FILE *out)
 	      "  -l/-L  loss a->b / b->a (percent)        -q     queue bytes per direction\n"
 	      "  -n     queue frames per direction        -r     SCHED_FIFO priority (0 = off)\n"
 	      "  -m/-M  hop MTU a->b / b->a (bytes, 0 = none: larger packets dropped)\n"
+	      "  -i     the hop's IPv4 address: an IPv4 packet with DF above the MTU is\n"
+	      "         answered with ICMP fragmentation needed from it (default: silent)\n"
 	      "stdin: \"ab|ba|both delay=MS jitter=MS loss=PCT mtu=BYTES\" or \"stats\"\n", out);
 }
 
@@ -461,7 +541,7 @@ static int parse_args(struct db *db, int argc, char **argv, const char **ifa,
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "a:b:d:D:j:J:l:L:m:M:q:n:s:r:h")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:d:D:j:J:l:L:m:M:i:q:n:s:r:h")) != -1) {
 		int err = 0;
 
 		switch (c) {
@@ -475,6 +555,14 @@ static int parse_args(struct db *db, int argc, char **argv, const char **ifa,
 		case 'L': err = parse_pct(optarg, &db->dir[1].p.loss); break;
 		case 'm': db->dir[0].p.mtu = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'M': db->dir[1].p.mtu = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'i':
+			if (inet_pton(AF_INET, optarg, &db->dir[0].p.icmp_src) != 1 ||
+			    !db->dir[0].p.icmp_src) {
+				fprintf(stderr, "delaybridge: bad -i address '%s'\n", optarg);
+				err = -1;
+			}
+			db->dir[1].p.icmp_src = db->dir[0].p.icmp_src;
+			break;
 		case 'q': *qbytes = strtoull(optarg, NULL, 0); break;
 		case 'n': db->dir[0].limit_frames = db->dir[1].limit_frames =
 				(uint32_t)strtoul(optarg, NULL, 0); break;

@@ -36,8 +36,10 @@ split into _down/_up keys, which may also be given directly; rtt_ms sets both on
 delays to half. A schedule step changes the same keys (or "down": true/false) at "t"
 seconds; schedule_repeat_s repeats the list with that period for the whole run.
 Per path "mtu" (576..65535, 0 = none): the delay host drops IP packets above it, both
-ways, silently: a hop whose ICMP "fragmentation needed" is filtered ("icmp": "drop", the
-only mode: the delay host is a bridge, not a router). A schedule step may change "mtu".
+ways: silently by default, a hop whose ICMP "fragmentation needed" is filtered ("icmp":
+"drop"), or answering each IPv4 packet with DF as a router does ("icmp": "pass": the
+delaybridge sends "fragmentation needed" with the MTU from the path's address .254,
+back over the path's reverse direction). A schedule step may change "mtu".
 """
 import json
 import os
@@ -98,10 +100,8 @@ def normalize_path(p, i, where):
     p["mtu"] = int(_num(p, "mtu", w, 0, 0, 65535))
     if p["mtu"] and p["mtu"] < 576:
         raise ScenarioError("%s: mtu: '%d' is below 576 (0 = none)" % (w, p["mtu"]))
-    if p.setdefault("icmp", "drop") != "drop":
-        raise ScenarioError("%s: icmp: '%s': only 'drop' is supported (the delay host "
-                            "bridges, it does not route, so it cannot send ICMP)"
-                            % (w, p["icmp"]))
+    if p.setdefault("icmp", "drop") not in ("drop", "pass"):
+        raise ScenarioError("%s: icmp: '%s': 'drop' or 'pass'" % (w, p["icmp"]))
     p["cost"] = _num(p, "cost", w, i, 0, 1e6)
     for d in DIRECTIONS:
         p["buffer_%s_bytes" % d] = _buffer(p, w, "rate_%s_mbit" % d, d, 100)

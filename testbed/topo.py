@@ -286,12 +286,14 @@ class Topology:
                     "-l", str(cfg["loss_up_pct"]), "-L", str(cfg["loss_down_pct"]),
                     "-m", str(cfg.get("mtu", 0)), "-M", str(cfg.get("mtu", 0)),
                     "-s", str(self.seed * 100 + p), "-r", "10"]
+            if cfg.get("icmp") == "pass":   # the hop answers too-big packets (scenario.py)
+                args += ["-i", "10.%d.0.254" % p]
             proc = d.popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
             self.procs.append(proc)
             self.bridges[p] = proc
         else:
-            if cfg.get("mtu"):
+            if cfg.get("mtu") or cfg.get("icmp") == "pass":
                 raise RuntimeError("path %d: mtu needs the delaybridge (no netem)" % p)
             self._netem(p, ua, ue_side, cfg)
 

@@ -149,8 +149,11 @@ enum mpt_ctl_kind {
 	X("session.#.path.#.pmtu_state", INFO, "path MTU discovery: base, searching, complete or pinned") \
 	X("session.#.path.#.mtu_probes", COUNTER, "padded MTU probes sent") \
 	X("session.#.path.#.mtu_probes_lost", COUNTER, "MTU probes not answered within their timeout") \
-	X("session.#.path.#.black_holes", COUNTER, "path MTU falls found from lost full-size packets") \
+	X("session.#.path.#.black_holes", COUNTER, "path MTU falls found from lost full-size packets (confirmed by probes)") \
+	X("session.#.path.#.black_holes_unconfirmed", COUNTER, "full-size losses that looked like a black hole, the probes of that size answered (congestion)") \
 	X("session.#.path.#.ptb_hints", COUNTER, "ICMP too-big messages taken as hints") \
+	X("session.#.path.#.ptb_ignored", COUNTER, "ICMP too-big messages ignored (inconsistent with the search: RFC 8899 4.6.2)") \
+	X("session.#.path.#.mtu_searches", COUNTER, "path MTU searches started (path up, raise timer, black hole, ICMP hint)") \
 	X("session.#.path.#.send_too_big", COUNTER, "sends the local stack refused as too big (EMSGSIZE)") \
 	X("session.#.path.#.pin_fallbacks", COUNTER, "anchor: sends the pinned source address refused (no longer local), sent from the kernel's choice instead") \
 	X("session.#.path.#.acks_tx", COUNTER, "ACK frames sent for the peer's packets on the path") \

@@ -25,9 +25,8 @@ static void path_release(void *arg, void *data, bool lost)
 	 * once either way, and no clock read is added per acknowledged packet */
 	if (mpt_plpmtud_on_data(&p->pmtu, (uint16_t)MPT_MIN(size, 65535u), pkt->sent_ns, lost,
 				pkt->sent_ns))
-		log_info("path %s: packets of %u bytes vanish while smaller ones pass: "
-			   "path MTU black hole, down to %u bytes and searching again",
-			   p->name, size, p->pmtu.plpmtu);
+		log_debug("path %s: packets of %u bytes lost in a row: probing that size "
+			  "and the base (a black hole or congestion?)", p->name, size);
 	mpt_path_flowrep_note(p, pkt->meta.flow_hash, pkt->len, lost);
 	if (lost)
 		mpt_pktq_push(&p->lostq, pkt);

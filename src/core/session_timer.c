@@ -27,12 +27,17 @@ static uint64_t probe_timeout(const struct mpt_path *p)
 
 void mpt_session_pmtu_timer(struct mpt_session *s, struct mpt_path *p, uint64_t now)
 {
-	uint16_t sizes[MPT_PMTU_ROUND];
+	uint16_t sizes[MPT_PMTU_ROUND_MAX], confirm = p->pmtu.confirm_size;
+	uint64_t holes = p->pmtu.black_holes;
 	unsigned n, sent = 0;
 
 	if (!s->cur.valid || !p->alive || !p->admin_up || !p->remote_len)
 		return;
 	n = mpt_plpmtud_due(&p->pmtu, now, sizes);
+	if (p->pmtu.black_holes != holes)
+		log_info("%s: path %s: packets of %u bytes vanish while smaller ones pass "
+			 "(probes confirmed it): path MTU black hole, down to %u bytes and "
+			 "searching again", s->name, p->name, confirm, p->pmtu.plpmtu);
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t id = mpt_plpmtud_probe_id(&p->pmtu, sizes[i]);
 		int ret = mpt_session_send_mtu_probe(s, p, sizes[i], id, now);

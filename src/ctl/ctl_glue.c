@@ -69,7 +69,11 @@ static void dump_path_mtu_ack(struct mpt_ctl_out *out, const char *pre,
 	mpt_ctl_outf(out, "%s.mtu_probes_lost=%llu", pre,
 		     (unsigned long long)p->pmtu.probes_lost);
 	mpt_ctl_outf(out, "%s.black_holes=%llu", pre, (unsigned long long)p->pmtu.black_holes);
+	mpt_ctl_outf(out, "%s.black_holes_unconfirmed=%llu", pre,
+		     (unsigned long long)p->pmtu.bh_unconfirmed);
 	mpt_ctl_outf(out, "%s.ptb_hints=%llu", pre, (unsigned long long)p->pmtu.ptb_hints);
+	mpt_ctl_outf(out, "%s.ptb_ignored=%llu", pre, (unsigned long long)p->pmtu.ptb_ignored);
+	mpt_ctl_outf(out, "%s.mtu_searches=%llu", pre, (unsigned long long)p->pmtu.searches);
 	mpt_ctl_outf(out, "%s.send_too_big=%llu", pre, (unsigned long long)p->st.send_too_big);
 	mpt_ctl_outf(out, "%s.pin_fallbacks=%llu", pre, (unsigned long long)p->st.pin_fallbacks);
 	mpt_ctl_outf(out, "%s.acks_tx=%llu", pre, (unsigned long long)p->st.acks_tx);

@@ -2,7 +2,14 @@
 /* Packetization-layer path MTU discovery for one path (RFC 8899): see plpmtud.h. */
 #include <string.h>
 
+#include <mptund/common.h>
+
 #include "plpmtud.h"
+
+static uint64_t probe_timer(uint64_t rtt)
+{
+	return MPT_MAX(MPT_PMTU_PROBE_RTTS * rtt, MPT_PMTU_PROBE_MIN_NS);
+}
 
 void mpt_plpmtud_init(struct mpt_plpmtud *m, uint16_t base, uint16_t max, uint16_t pinned)
 {
@@ -26,6 +33,7 @@ static void end_round(struct mpt_plpmtud *m)
 {
 	m->resent = false;
 	m->resending = false;
+	m->round_timed = false;
 	m->round_sent = 0;
 	m->nround = 0;
 	m->round_acked = 0;
@@ -41,9 +49,10 @@ void mpt_plpmtud_start(struct mpt_plpmtud *m, uint64_t now)
 	m->hint = 0;
 	end_round(m);
 	m->big_lost = 0;
-	m->small_ok = false;
+	m->confirming = false;
 	m->optimistic = true;
 	m->state = MPT_PMTU_SEARCHING;
+	m->probe_rtt_ns = 0;
 	m->probe_deadline_ns = now;	/* the first round goes at once */
 	m->searches++;
 }
@@ -66,6 +75,10 @@ static void research(struct mpt_plpmtud *m, uint64_t now)
 {
 	m->state = MPT_PMTU_SEARCHING;
 	end_round(m);
+	m->confirming = false;		/* a search decides it */
+	m->big_lost = 0;
+	m->probe_rtt_ns = 0;		/* the path's delay may have changed: the first
+					 * round times itself from the caller's bound */
 	m->probe_deadline_ns = now;
 	m->searches++;
 }
@@ -106,10 +119,13 @@ static void complete(struct mpt_plpmtud *m, uint64_t now)
 	m->raise_at_ns = now + m->raise_ns;
 }
 
-static bool wants_small(const struct mpt_plpmtud *m)
+/* A size of the round still awaited: above what is confirmed (a confirmation round:
+ * its size at the PLPMTU, the first; the base beside it decides nothing alone). */
+static bool open_size(const struct mpt_plpmtud *m, unsigned i)
 {
-	return m->state != MPT_PMTU_PINNED && m->big_lost >= MPT_PMTU_BH_LOSSES &&
-	       !m->small_ok;
+	if (m->round_acked & 1u << i)
+		return false;
+	return m->confirming ? i == 0 : m->round[i] > m->plpmtu;
 }
 
 /* The round is over: unanswered sizes above what is confirmed fail. */
@@ -137,13 +153,56 @@ static void close_round(struct mpt_plpmtud *m)
 static bool round_settled(const struct mpt_plpmtud *m)
 {
 	for (unsigned i = 0; i < m->nround; i++)
-		if (!(m->round_acked & 1u << i) && m->round[i] > m->plpmtu)
+		if (open_size(m, i))
 			return false;
 	return true;
 }
 
+/*
+ * The path MTU fell (RFC 8899 4.3): PLPMTU to the base at once, the failing size the
+ * new upper bound, and a search from there; the first raise comes soon.
+ */
+static void black_hole(struct mpt_plpmtud *m, uint16_t size, uint64_t now)
+{
+	m->black_holes++;
+	m->raise_ns = MPT_PMTU_RAISE_FAST_NS;
+	m->raise_from = 0;
+	if (size < m->fail)
+		m->fail = size;
+	m->plpmtu = m->base;
+	m->hint = 0;
+	m->optimistic = false;
+	research(m, now);
+}
+
+/*
+ * A confirmation round is over: a black hole only when its size went unanswered
+ * (both copies) while the base probe beside it was answered. Its size answered:
+ * the full-size losses were congestion (a full queue drops large packets and lets
+ * small ones by); nothing answered: the path is congested or dead (the dead-path
+ * rule's business), not too small.
+ */
+static void close_confirmation(struct mpt_plpmtud *m, uint64_t now)
+{
+	bool big = m->round_acked & 1u, small = m->nround > 1 && (m->round_acked & 2u);
+	uint16_t size = m->confirm_size;
+
+	if (m->round_sent > m->round_acks)
+		m->probes_lost += (unsigned)(m->round_sent - m->round_acks);
+	m->confirming = false;
+	m->big_lost = 0;
+	end_round(m);
+	if (big || !small) {
+		m->bh_unconfirmed++;
+		if (m->state == MPT_PMTU_SEARCHING)
+			m->probe_deadline_ns = now;	/* the search goes on */
+		return;
+	}
+	black_hole(m, size, now);
+}
+
 unsigned mpt_plpmtud_due(struct mpt_plpmtud *m, uint64_t now,
-			 uint16_t sizes[MPT_PMTU_ROUND])
+			 uint16_t sizes[MPT_PMTU_ROUND_MAX])
 {
 	unsigned n;
 
@@ -155,18 +214,23 @@ unsigned mpt_plpmtud_due(struct mpt_plpmtud *m, uint64_t now,
 				return 0;
 			n = 0;			/* half way: the unanswered sizes again */
 			for (unsigned i = 0; i < m->nround; i++)
-				if (!(m->round_acked & 1u << i) && m->round[i] > m->plpmtu)
+				if (open_size(m, i))
 					sizes[n++] = m->round[i];
 			m->resent = true;
 			m->resending = n > 0;
 			return n;
 		}
-		close_round(m);
+		if (m->confirming)
+			close_confirmation(m, now);
+		else
+			close_round(m);
 	}
-	if (wants_small(m)) {
-		m->round[0] = sizes[0] = m->base;
-		m->nround = 1;
-		return 1;
+	if (m->confirming) {		/* the lost size and the base, side by side */
+		m->round[0] = sizes[0] = m->confirm_size;
+		m->round[1] = sizes[1] = m->base;
+		m->nround = 2;
+		m->round_seq = (uint16_t)(m->seq + 1u);
+		return 2;
 	}
 	if (m->state == MPT_PMTU_COMPLETE) {
 		if (now < m->raise_at_ns)
@@ -180,8 +244,10 @@ unsigned mpt_plpmtud_due(struct mpt_plpmtud *m, uint64_t now,
 		complete(m, now);
 		return 0;
 	}
+	sizes[n++] = m->plpmtu;		/* passes: times the round */
 	memcpy(m->round, sizes, n * sizeof(sizes[0]));
 	m->nround = (uint8_t)n;
+	m->round_seq = (uint16_t)(m->seq + 1u);	/* the ids of its first copies */
 	return n;
 }
 
@@ -200,8 +266,26 @@ void mpt_plpmtud_on_sent(struct mpt_plpmtud *m, unsigned datagrams, uint64_t tim
 		m->resending = false;
 		return;
 	}
+	if (m->probe_rtt_ns)
+		timeout_ns = MPT_MIN(timeout_ns, probe_timer(m->probe_rtt_ns));
+	m->round_start_ns = now;
 	m->probe_deadline_ns = now + timeout_ns;
 	m->resend_at_ns = now + timeout_ns / 2;
+}
+
+/* The first answer to a round's first copies times the round (see plpmtud.h). */
+static void time_round(struct mpt_plpmtud *m, uint32_t id, uint64_t now)
+{
+	uint64_t t;
+
+	if (m->round_timed || m->resent || !m->nround ||
+	    (uint16_t)((id & 0xffffu) - m->round_seq) >= m->nround)
+		return;				/* not this round's first copies */
+	m->round_timed = true;
+	m->probe_rtt_ns = MPT_MAX(now - m->round_start_ns, 1u);
+	t = probe_timer(m->probe_rtt_ns);
+	m->probe_deadline_ns = MPT_MIN(m->probe_deadline_ns, m->round_start_ns + t);
+	m->resend_at_ns = MPT_MIN(m->resend_at_ns, m->round_start_ns + t / 2);
 }
 
 void mpt_plpmtud_on_send_too_big(struct mpt_plpmtud *m, uint16_t size, uint64_t now)
@@ -225,7 +309,7 @@ uint64_t mpt_plpmtud_deadline(const struct mpt_plpmtud *m)
 	case MPT_PMTU_COMPLETE:
 		if (m->nround && !m->resent)
 			return m->resend_at_ns;
-		return m->nround || wants_small(m) ? m->probe_deadline_ns : m->raise_at_ns;
+		return m->nround || m->confirming ? m->probe_deadline_ns : m->raise_at_ns;
 	default:
 		return 0;
 	}
@@ -235,14 +319,11 @@ bool mpt_plpmtud_on_probe_ack(struct mpt_plpmtud *m, uint32_t id, uint64_t now)
 {
 	uint16_t size;
 
-	if (!(id & MPT_PMTU_PROBE_FLAG)) {
-		m->small_ok = true;		/* a liveness probe: small packets pass */
-		return false;
-	}
+	if (!(id & MPT_PMTU_PROBE_FLAG))
+		return false;			/* a liveness probe */
 	size = (uint16_t)(id >> 16 & 0x7fff);
 	m->probes_acked++;
-	if (size <= m->base)
-		m->small_ok = true;
+	time_round(m, id, now);
 	for (unsigned i = 0; i < m->nround; i++)
 		if (m->round[i] == size) {
 			m->round_acked |= (uint8_t)(1u << i);
@@ -273,39 +354,34 @@ bool mpt_plpmtud_on_probe_ack(struct mpt_plpmtud *m, uint32_t id, uint64_t now)
 bool mpt_plpmtud_on_data(struct mpt_plpmtud *m, uint16_t size, uint64_t sent_ns, bool lost,
 			 uint64_t now)
 {
-	if (m->state == MPT_PMTU_PINNED)
+	if (m->state == MPT_PMTU_PINNED || size <= m->base)
 		return false;
-	if (size <= m->base) {
-		if (!lost)
-			m->small_ok = true;
-		return false;
-	}
 	if (!lost) {
 		if (sent_ns >= m->big_ok_sent_ns)
 			m->big_ok_sent_ns = sent_ns;
 		m->big_lost = 0;
-		m->small_ok = false;
 		return false;
 	}
 	/* sent before a full-size packet that got through: congestion, not size; or
 	 * larger than what may be sent now: sent before the cap fell, nothing new */
 	if (sent_ns < m->big_ok_sent_ns || size > mpt_plpmtud_cap(m))
 		return false;
-	if (m->big_lost++ == 0)
-		m->small_ok = false;		/* evidence from after this loss */
-	if (!(m->big_lost >= MPT_PMTU_BH_LOSSES && m->small_ok))
+	if (++m->big_lost < MPT_PMTU_BH_LOSSES || m->confirming)
 		return false;
-	m->black_holes++;
-	m->raise_ns = MPT_PMTU_RAISE_FAST_NS;
-	m->raise_from = 0;
-	if (size < m->fail)
-		m->fail = size;
-	m->plpmtu = m->base;
-	m->hint = 0;
-	m->optimistic = false;
-	m->big_lost = 0;
-	m->small_ok = false;
-	research(m, now);
+	/*
+	 * Losses alone do not tell a black hole from congestion: a full queue drops the
+	 * large packets and lets the small ones by, as a black hole does. RFC 8899 4.3
+	 * and 5.2 confirm a suspected black hole with probes of the PLPMTU's size (a
+	 * black hole when MAX_PROBES of them go unanswered): a round of this size and
+	 * the base confirms it (close_confirmation); a search round under way is
+	 * dropped, its sizes probed again after.
+	 */
+	end_round(m);
+	m->confirming = true;
+	m->confirm_size = size;
+	m->probe_rtt_ns = 0;	/* congestion may have lengthened the path's delay: the
+				 * round times itself from the caller's bound */
+	m->probe_deadline_ns = now;
 	return true;
 }
 

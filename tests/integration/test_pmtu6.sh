@@ -4,7 +4,8 @@
 # the small path is at 1400 so the search has work to do on it, and the routers' ICMPv6
 # "packet too big" passes, so the UE takes it as a validated hint (RFC 8899 4.6) while
 # the anchor's direction (a veth that drops above its MTU, no ICMP) needs the probes.
-# Discovery waits up to 10 s here (4 s with ICMP dropped): with ICMP passed the UE's
-# small path once took 5.4 s (2.1 s in other runs; not explained yet, issue 21).
-MPT_PMTU_OUTER=6 MPT_PMTU_ICMP=pass MPT_PMTU_SMALL=1400 MPT_PMTU_WAIT_TENTHS=100 \
+# The UE's small path once took 5.4 s here: a data RTT sample taken across the path's
+# coming up (0.6 s srtt, 0.6 s rttvar on a 0.3 ms path) made the probe timeout 3.3 s;
+# the probes now time their rounds themselves (plpmtud.h).
+MPT_PMTU_OUTER=6 MPT_PMTU_ICMP=pass MPT_PMTU_SMALL=1400 \
 	exec bash "$(dirname "$0")/test_pmtu.sh" "$@"

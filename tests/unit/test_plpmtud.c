@@ -41,7 +41,18 @@ struct link {
 	unsigned congest_every;		/* drop every k-th big data packet (congestion) */
 	unsigned data_seq;
 	uint64_t burst_loss;		/* every probe sent before this is lost */
+	uint64_t timeout;		/* the caller's probe timeout (0: 3 x owd + 10 ms) */
+	/* a full queue: every datagram above 1000 bytes sent within cong_len of a
+	 * multiple of cong_every is dropped, the small ones pass (a byte-limited FIFO) */
+	uint64_t cong_every, cong_len;
+	uint64_t small_every;		/* send a 100-byte data packet this often */
+	uint64_t next_small;
 };
+
+static bool congested(const struct link *l, uint16_t size)
+{
+	return l->cong_every && size > 1000 && l->now % l->cong_every < l->cong_len;
+}
 
 static void push(struct link *l, struct ev e)
 {
@@ -54,12 +65,13 @@ static void send_probes(struct link *l, const uint16_t *sizes, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t id = mpt_plpmtud_probe_id(&l->m, sizes[i]);
 
-		if (sizes[i] <= l->mtu && !(l->burst_loss && l->now < l->burst_loss))
+		if (sizes[i] <= l->mtu && !(l->burst_loss && l->now < l->burst_loss) &&
+		    !congested(l, sizes[i]))
 			push(l, (struct ev){ l->now + 2 * l->owd, 1, id, sizes[i], l->now });
 		else if (sizes[i] > l->mtu && l->ptb)
 			push(l, (struct ev){ l->now + l->owd, 4, 0, l->mtu, l->now });
 	}
-	mpt_plpmtud_on_sent(&l->m, n, 3 * l->owd + 10 * MS, l->now);
+	mpt_plpmtud_on_sent(&l->m, n, l->timeout ? l->timeout : 3 * l->owd + 10 * MS, l->now);
 }
 
 static void send_data(struct link *l)
@@ -72,6 +84,12 @@ static void send_data(struct link *l)
 	l->data_seq++;
 	if (l->congest_every && l->data_seq % l->congest_every == 0)
 		lost = true;
+	if (congested(l, size)) {
+		/* declared lost when the ACK of a small packet sent just after it comes
+		 * (RFC 9002's packet threshold), before any later large one's */
+		push(l, (struct ev){ l->now + 2 * l->owd + MS, 3, 0, size, l->now });
+		return;
+	}
 	/* a loss is declared about one RTT and a bit after the send */
 	push(l, (struct ev){ l->now + (lost ? 3 : 2) * l->owd, lost ? 3 : 2, 0, size, l->now });
 	if (lost && size > l->mtu && l->ptb)
@@ -80,7 +98,7 @@ static void send_data(struct link *l)
 
 static void step(struct link *l)
 {
-	uint16_t sizes[MPT_PMTU_ROUND];
+	uint16_t sizes[MPT_PMTU_ROUND_MAX];
 	unsigned n;
 
 	for (unsigned i = 0; i < l->nev;) {
@@ -104,6 +122,10 @@ static void step(struct link *l)
 	if (l->data_every && l->now >= l->next_data) {
 		send_data(l);
 		l->next_data = l->now + l->data_every;
+	}
+	if (l->small_every && l->now >= l->next_small) {
+		push(l, (struct ev){ l->now + 2 * l->owd, 2, 0, 100, l->now });
+		l->next_small = l->now + l->small_every;
 	}
 }
 
@@ -158,7 +180,7 @@ static void test_search_converges(void **state)
 					assert_true(t <= 2000 * MS);
 				/* bounded: 300 bytes shrink 6-fold a round: 4 rounds */
 				assert_true(l.m.probes_sent <=
-					    4 * MPT_PMTU_ROUND * 2);
+					    4 * MPT_PMTU_ROUND_MAX * 2);
 				/* every probe is answered or counted lost (an answer
 				 * after its round settled is counted both ways) */
 				assert_true(l.m.probes_acked + l.m.probes_lost >=
@@ -177,6 +199,33 @@ static void test_burst_loss_does_not_fail_a_size(void **state)
 	converge(&l, 5000 * MS);
 	assert_int_equal(l.m.plpmtu, 1500);
 	assert_true(l.m.probes_lost >= 1);
+}
+
+/*
+ * The caller's timeout far above the path's RTT (test_pmtu6: a data RTT sample taken
+ * across the path coming up gave a 3.3 s timeout on a 0.3 ms path, and the search
+ * took 3.3 s; before any data RTT it is 500 ms): the probes time the rounds
+ * themselves, and every size is found within a few hundred ms, ICMP or not, on paths
+ * up to 100 ms RTT; the real size still, with slow serialisation of the round.
+ */
+static void test_probes_time_the_rounds(void **state)
+{
+	static const uint16_t mtus[] = { 1500, 1404, 1400, 1281 };
+	static const uint64_t owds[] = { 150000, 1 * MS, 50 * MS };
+
+	for (unsigned p = 0; p < 2; p++)
+		for (unsigned i = 0; i < sizeof(mtus) / sizeof(mtus[0]); i++)
+			for (unsigned k = 0; k < 3; k++) {
+				struct link l;
+				uint64_t t;
+
+				setup(&l, MPT_PMTU_BASE_V6, mtus[i], owds[k], p == 1);
+				l.timeout = 3300 * MS;
+				t = converge(&l, 20000 * MS);
+				assert_int_equal(l.m.plpmtu, mtus[i]);
+				/* 4 rounds of at most 5 x 100 ms (+ the floor) */
+				assert_true(t <= 4 * (5 * 2 * owds[k] + 20 * MS) + 2 * MS);
+			}
 }
 
 static void test_ptb_makes_it_faster(void **state)
@@ -272,9 +321,40 @@ static void test_congestion_is_not_a_black_hole(void **state)
 	assert_int_equal(l.m.plpmtu, 1500);
 }
 
+/*
+ * A full queue drops every large packet for a while (5 ms in every 200) and lets the
+ * small ones by: their ACKs declare the large ones lost before any later large packet
+ * is acknowledged, as a black hole would. The confirmation round (the lost size and
+ * the base) finds the size still passes: no black hole, the PLPMTU stays. Without it,
+ * every burst took the path to the base.
+ */
+static void test_congestion_burst_is_not_a_black_hole(void **state)
+{
+	struct link l;
+
+	setup(&l, MPT_PMTU_BASE_V4, 1500, 10 * MS, false);
+	l.data_every = MS / 4;
+	l.small_every = MS / 4;
+	run(&l, 1000 * MS);
+	assert_int_equal(l.m.plpmtu, 1500);
+	l.cong_every = 200 * MS;
+	l.cong_len = 5 * MS;
+	run(&l, l.now + 10000 * MS);
+	assert_int_equal(l.m.black_holes, 0);
+	assert_true(l.m.bh_unconfirmed >= 10);	/* each burst looked like one */
+	assert_int_equal(l.m.state, MPT_PMTU_COMPLETE);
+	assert_int_equal(mpt_plpmtud_cap(&l.m), 1500);
+	/* the same traffic over a real fall: found, as before */
+	l.cong_every = 0;
+	l.mtu = 1280;
+	run(&l, l.now + 500 * MS);
+	assert_int_equal(l.m.black_holes, 1);
+	assert_int_equal(mpt_plpmtud_cap(&l.m), 1280);
+}
+
 static void test_pinned_and_bad_hints(void **state)
 {
-	uint16_t sizes[MPT_PMTU_ROUND];
+	uint16_t sizes[MPT_PMTU_ROUND_MAX];
 	struct mpt_plpmtud m;
 
 	mpt_plpmtud_init(&m, MPT_PMTU_BASE_V4, 1500, 1400);
@@ -300,7 +380,7 @@ static void test_pinned_and_bad_hints(void **state)
  * first. Once complete, only a PTB below the PLPMTU counts (the path shrank). */
 static void test_late_ptb(void **state)
 {
-	uint16_t sizes[MPT_PMTU_ROUND];
+	uint16_t sizes[MPT_PMTU_ROUND_MAX];
 	struct mpt_plpmtud m;
 	unsigned n;
 
@@ -308,7 +388,7 @@ static void test_late_ptb(void **state)
 	mpt_plpmtud_init(&m, MPT_PMTU_BASE_V6, 1500, 0);
 	mpt_plpmtud_start(&m, 0);
 	n = mpt_plpmtud_due(&m, 0, sizes);
-	assert_int_equal(n, MPT_PMTU_ROUND);
+	assert_int_equal(n, MPT_PMTU_ROUND_MAX);
 	for (unsigned i = 0; i < n; i++)
 		mpt_plpmtud_probe_id(&m, sizes[i]);
 	mpt_plpmtud_on_sent(&m, n, 50 * MS, 0);
@@ -337,14 +417,14 @@ static void test_late_ptb(void **state)
 
 static void test_local_emsgsize(void **state)
 {
-	uint16_t sizes[MPT_PMTU_ROUND];
+	uint16_t sizes[MPT_PMTU_ROUND_MAX];
 	struct mpt_plpmtud m;
 	unsigned n;
 
 	mpt_plpmtud_init(&m, MPT_PMTU_BASE_V4, 1500, 0);
 	mpt_plpmtud_start(&m, 0);
 	n = mpt_plpmtud_due(&m, 0, sizes);
-	assert_int_equal(n, MPT_PMTU_ROUND);
+	assert_int_equal(n, MPT_PMTU_ROUND_MAX);
 	assert_int_equal(sizes[0], 1500);
 	mpt_plpmtud_on_send_too_big(&m, 1500, 0);	/* interface MTU below 1500 */
 	assert_int_equal(mpt_plpmtud_cap(&m), 1200);	/* no longer optimistic */
@@ -357,12 +437,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_search_converges),
 		cmocka_unit_test(test_ptb_makes_it_faster),
+		cmocka_unit_test(test_probes_time_the_rounds),
 		cmocka_unit_test(test_late_ptb),
 		cmocka_unit_test(test_burst_loss_does_not_fail_a_size),
 		cmocka_unit_test(test_black_hole_under_data),
 		cmocka_unit_test(test_raise_backs_off),
 		cmocka_unit_test(test_single_small_path_from_start),
 		cmocka_unit_test(test_congestion_is_not_a_black_hole),
+		cmocka_unit_test(test_congestion_burst_is_not_a_black_hole),
 		cmocka_unit_test(test_pinned_and_bad_hints),
 		cmocka_unit_test(test_local_emsgsize),
 	};
