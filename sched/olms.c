@@ -400,11 +400,11 @@ static uint32_t olms_pick(void *priv, const struct mpt_sched_ctx *ctx,
 	set = olms_round(o, ctx);
 	for (uint32_t m = set; m; m &= m - 1)
 		o->in_set[__builtin_ctz(m)]++;
-	if (!(set & room) && (set & olms_opening(ctx)))
+	if (!(set & room) && (o->overflow == OLMS_OVERFLOW_IN_TIME ||
+			      (set & olms_opening(ctx)))) {
 		set = olms_overflow(o, ctx, room, pkt->len);
-	else if (!(set & room) && o->overflow == OLMS_OVERFLOW_IN_TIME &&
-		 (set = olms_overflow(o, ctx, room, pkt->len)))
-		o->overflows++;
+		o->overflows += set != 0;
+	}
 	set &= room;
 	if (o->arrival && set)	/* ours: the set's paths only when in time */
 		set = olms_in_time(ctx, set, room, pkt->len);
@@ -557,7 +557,8 @@ static const struct mpt_stat olms_stats[] = {
 	  .help = "statistics reinitialised by the monitor (Algorithm 2)" },
 	{ .name = "overflows", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct olms, overflows),
-	  .help = "decisions whose set was full, given to another in-time path (overflow)" },
+	  .help = "decisions whose set was full, given to another in-time path (overflow, "
+		  "or a member still opening its window)" },
 	{ .name = "holds", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct olms, holds),
 	  .help = "packets held: no path of the set had room" },

@@ -275,6 +275,13 @@ static void test_numbers_in_leaving_order(void **state)
 	fx_free(&f);
 }
 
+/* Both paths' windows full: nothing may leave. */
+static void fill_windows(struct fixture *f)
+{
+	for (unsigned i = 0; i < 2; i++)
+		f->s->views[i].in_flight = f->s->views[i].cwnd;
+}
+
 /* A scheduler that does not pin flows keeps the one FIFO: its hold holds them all. */
 static void test_fifo_for_per_packet_schedulers(void **state)
 {
@@ -282,8 +289,7 @@ static void test_fifo_for_per_packet_schedulers(void **state)
 
 	(void)state;
 	fx_init(&f, "minrtt", NULL, NULL);
-	f.s->views[0].in_flight = f.s->views[0].cwnd;
-	f.s->views[1].in_flight = f.s->views[1].cwnd;
+	fill_windows(&f);
 	send_pkt(&f, 1111, 1);
 	send_pkt(&f, 2222, 1);
 	run(&f);
@@ -302,8 +308,7 @@ static void test_slots_full_holds_fifo(void **state)
 
 	(void)state;
 	fx_init(&f, NULL, NULL, NULL);
-	f.s->views[0].in_flight = f.s->views[0].cwnd;
-	f.s->views[1].in_flight = f.s->views[1].cwnd;
+	fill_windows(&f);
 	for (unsigned k = 0; k < MPT_FHOLD_FLOWS + 4; k++)
 		send_pkt(&f, (uint16_t)(3000 + k), 1);
 	run(&f);
@@ -327,8 +332,7 @@ static void test_release_on_scheduler_change(void **state)
 
 	(void)state;
 	fx_init(&f, NULL, NULL, NULL);
-	f.s->views[0].in_flight = f.s->views[0].cwnd;
-	f.s->views[1].in_flight = f.s->views[1].cwnd;
+	fill_windows(&f);
 	send_pkt(&f, 1111, 1);
 	send_pkt(&f, 2222, 1);
 	run(&f);
