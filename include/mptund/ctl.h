@@ -126,7 +126,8 @@ enum mpt_ctl_kind {
 	X("session.#.wakeups", COUNTER, "quiet spells the session ended (anchor)") \
 	X("session.#.peer_idle_probe_ms", GAUGE, "UE: the anchor's IdleProbeInterval from its idle hint, the furthest the idle PROBEs back off (0: not said, no backoff)") \
 	X("session.#.reorder.buffered_pkts", GAUGE, "packets held in the reorder buffer") \
-	X("session.#.reorder.timeout_us", GAUGE, "current adaptive reorder timeout") \
+	X("session.#.reorder.timeout_us", GAUGE, "current adaptive reorder timeout (learned part included)") \
+	X("session.#.reorder.learned_us", GAUGE, "of it, learned from packets that came after their hole timed out") \
 	X("session.#.reorder.released_inorder", COUNTER, "packets released in order") \
 	X("session.#.reorder.released_timeout", COUNTER, "packets released past a hole on timeout") \
 	X("session.#.reorder.released_overflow", COUNTER, "packets released by a full buffer") \
@@ -259,6 +260,7 @@ enum mpt_ctl_kind {
 	  "packets dropped: older than the duplicate history") \
 	X("session.#.reorder.holes_skipped", COUNTER, "DSNs given up (lost, or they come late)") \
 	X("session.#.reorder.resyncs", COUNTER, "DSN space restarts") \
+	X("session.#.reorder.hold_raises", COUNTER, "late packets of a timed-out hole that raised the learned hold") \
 	X("daemon.rx_datagrams", COUNTER, "datagrams received") \
 	X("daemon.drop_tun_bad_pkts", COUNTER, "TUN packets dropped: they do not parse") \
 	X("daemon.tun_offload", INFO, "TUN offloads the kernel took (TUN_F_* bits; 0: none)") \

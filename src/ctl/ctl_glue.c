@@ -217,7 +217,9 @@ static void dump_reorder(struct mpt_ctl_out *out, const struct mpt_session *s)
 
 	mpt_ctl_outf(out, "session.%u.reorder.buffered_pkts=%u", si, s->reorder.nheld);
 	mpt_ctl_outf(out, "session.%u.reorder.timeout_us=%llu", si,
-		     (unsigned long long)us(s->reorder.hold_ns));
+		     (unsigned long long)us(mpt_reorder_hold_now(&s->reorder)));
+	mpt_ctl_outf(out, "session.%u.reorder.learned_us=%llu", si,
+		     (unsigned long long)us(s->reorder.learned_ns));
 	mpt_ctl_outf(out, "session.%u.reorder.held=%llu", si, (unsigned long long)rs->held);
 	mpt_ctl_outf(out, "session.%u.reorder.released_inorder=%llu", si,
 		     (unsigned long long)rs->in_order);
@@ -234,6 +236,8 @@ static void dump_reorder(struct mpt_ctl_out *out, const struct mpt_session *s)
 	mpt_ctl_outf(out, "session.%u.reorder.holes_skipped=%llu", si,
 		     (unsigned long long)rs->holes_skipped);
 	mpt_ctl_outf(out, "session.%u.reorder.resyncs=%llu", si, (unsigned long long)rs->resyncs);
+	mpt_ctl_outf(out, "session.%u.reorder.hold_raises=%llu", si,
+		     (unsigned long long)rs->hold_raises);
 }
 
 /* A session's keys and handshakes, and its idle life (quiet spells, idle probing). */

@@ -37,8 +37,10 @@ static void clear_history(struct mpt_reorder *rb)
 {
 	if (!rb->slot)
 		return;
-	for (uint32_t i = 0; i < rb->cap; i++)
+	for (uint32_t i = 0; i < rb->cap; i++) {
 		rb->slot[i].done_dsn = UINT64_MAX;
+		rb->slot[i].skip_dsn = UINT64_MAX;
+	}
 }
 
 int mpt_reorder_init(struct mpt_reorder *rb, uint32_t capacity, uint64_t max_hold_ns,
@@ -126,13 +128,18 @@ static bool release_run(struct mpt_reorder *rb, enum mpt_reorder_why why)
 	return any;
 }
 
-/* Give up the hole at next: jump to the lowest held DSN and release from there. */
+/* Give up the hole at next: jump to the lowest held DSN and release from there. A
+ * timeout remembers in each skipped slot when its hole appeared (the learned hold). */
 static void skip_hole(struct mpt_reorder *rb, enum mpt_reorder_why why)
 {
 	uint64_t d = rb->next;
 
-	while (!slot_of(rb, d)->held)
-		d++;
+	for (struct mpt_reorder_slot *s; !(s = slot_of(rb, d))->held; d++) {
+		if (why != MPT_REORDER_TIMEOUT)
+			continue;
+		s->skip_dsn = d;
+		s->skip_since_ns = rb->hole_since_ns;
+	}
 	rb->st.holes_skipped += d - rb->next;
 	rb->next = d;
 	release_run(rb, why);
@@ -173,8 +180,43 @@ void mpt_reorder_free(struct mpt_reorder *rb)
 	rb->slot = NULL;
 }
 
+static uint64_t hold_cap(const struct mpt_reorder *rb)
+{
+	return rb->max_hold_ns ? MPT_MAX(rb->max_hold_ns, MPT_REORDER_SPREAD_MAX_NS) : 0;
+}
+
+uint64_t mpt_reorder_hold_now(const struct mpt_reorder *rb)
+{
+	if (!rb->hold_ns)
+		return 0;	/* holding is off */
+	return MPT_MIN(rb->hold_ns + rb->learned_ns, hold_cap(rb));
+}
+
+/* A packet of a timed-out hole came at now: the hold grows to what it needed (reorder.h);
+ * without such a packet for MPT_REORDER_LEARN_DECAY_NS the learned part halves. */
+static void learn_hold(struct mpt_reorder *rb, const struct mpt_reorder_slot *s,
+		       uint64_t dsn, uint64_t now)
+{
+	uint64_t need;
+
+	if (s && s->skip_dsn == dsn && now > s->skip_since_ns) {
+		need = now - s->skip_since_ns + rb->margin_ns;
+		if (need > rb->hold_ns + rb->learned_ns) {
+			rb->learned_ns = need - rb->hold_ns;
+			rb->learned_at_ns = now;
+			rb->st.hold_raises++;
+		}
+		return;
+	}
+	if (rb->learned_ns && now - rb->learned_at_ns >= MPT_REORDER_LEARN_DECAY_NS) {
+		rb->learned_ns /= 2;
+		rb->learned_at_ns = now;
+	}
+}
+
 /* dsn < next: a late packet, a duplicate, or a sign the sender restarted. */
-static int insert_below(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t len)
+static int insert_below(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t len,
+			uint64_t now)
 {
 	struct mpt_reorder_slot *s = slot_of(rb, dsn);
 
@@ -185,6 +227,7 @@ static int insert_below(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_
 			return -EEXIST;
 		}
 		/* the slot may hold dsn + cap; only its history changes */
+		learn_hold(rb, s, dsn, now);
 		s->done_dsn = dsn;
 		rb->st.late++;
 		rb->release(rb->arg, dsn, pkt, len, MPT_REORDER_LATE);
@@ -210,12 +253,13 @@ int mpt_reorder_insert(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t
 		rb->next = dsn;
 	}
 	if (dsn < rb->next) {
-		int ret = insert_below(rb, dsn, pkt, len);
+		int ret = insert_below(rb, dsn, pkt, len, now);
 
 		if (ret <= 0)
 			return ret;
 	} else {
 		rb->stale_run = 0;
+		learn_hold(rb, NULL, dsn, now);		/* the decay */
 	}
 
 	if (dsn - rb->next >= rb->cap) {
@@ -258,18 +302,18 @@ uint64_t mpt_reorder_next_deadline(const struct mpt_reorder *rb)
 {
 	if (!rb->nheld)
 		return 0;
-	return rb->hole_since_ns + rb->hold_ns;
+	return rb->hole_since_ns + mpt_reorder_hold_now(rb);
 }
 
 void mpt_reorder_on_timeout(struct mpt_reorder *rb, uint64_t now)
 {
-	while (rb->nheld && rb->hole_since_ns + rb->hold_ns <= now)
+	while (rb->nheld && rb->hole_since_ns + mpt_reorder_hold_now(rb) <= now)
 		skip_hole(rb, MPT_REORDER_TIMEOUT);
 }
 
 void mpt_reorder_set_hold(struct mpt_reorder *rb, uint64_t hold_ns)
 {
-	uint64_t cap = rb->max_hold_ns ? MPT_MAX(rb->max_hold_ns, MPT_REORDER_SPREAD_MAX_NS) : 0;
+	uint64_t cap = hold_cap(rb);
 
 	rb->hold_ns = hold_ns < cap ? hold_ns : cap;
 }

@@ -56,6 +56,8 @@ struct mpt_reorder_stats {
 	uint64_t stale;			/* dropped: older than the duplicate history */
 	uint64_t holes_skipped;		/* DSNs given up (lost, or they come late) */
 	uint64_t resyncs;		/* DSN space restarts (jump beyond the window) */
+	uint64_t hold_raises;		/* late packets of a timed-out hole that raised
+					   the learned hold (see below) */
 };
 
 struct mpt_reorder_slot {
@@ -64,6 +66,8 @@ struct mpt_reorder_slot {
 	bool held;
 	uint64_t arrival_ns;
 	uint64_t done_dsn;		/* last DSN released through this slot */
+	uint64_t skip_dsn;		/* last DSN given up by a timeout here, */
+	uint64_t skip_since_ns;		/* and when its hole became visible */
 };
 
 struct mpt_reorder {
@@ -76,6 +80,8 @@ struct mpt_reorder {
 
 	/* runtime */
 	uint64_t hold_ns;		/* current adaptive hold, <= max_hold_ns */
+	uint64_t learned_ns;		/* added to it by late packets (see below) */
+	uint64_t learned_at_ns;		/* when learned_ns last grew or decayed */
 	bool synced;			/* next is valid */
 	uint64_t next;			/* release point: lowest DSN not yet released */
 	uint64_t high;			/* highest DSN held (valid when nheld > 0) */
@@ -117,6 +123,22 @@ void mpt_reorder_flush(struct mpt_reorder *rb);
 
 /* The spread floor's bound (below): a GEO satellite's one-way delay and its queue. */
 #define MPT_REORDER_SPREAD_MAX_NS	(1000ull * 1000 * 1000)
+
+/*
+ * The learned hold. A packet of a hole the timeout gave up that arrives after all was
+ * not lost: the hold was too short by its lateness (the sender's pacer queue on a slow
+ * path, a queue at the slow path's bottleneck: neither is in the paths' RTT spread).
+ * The hold then grows to what that packet needed (its arrival minus when its hole
+ * became visible) plus the margin, on top of the hold the caller sets, within the cap
+ * of mpt_reorder_set_hold; it halves after MPT_REORDER_LEARN_DECAY_NS without such a
+ * packet. As RACK's reordering window grows when a DSACK shows a retransmission was
+ * spurious and resets after 16 recoveries without one (RFC 8985, 6.2 step 4, 7.2): a
+ * loss never comes late, so only reordering the hold did not cover raises it.
+ */
+#define MPT_REORDER_LEARN_DECAY_NS	(10ull * 1000 * 1000 * 1000)
+
+/* The hold in force: the caller's plus the learned part, within the cap. */
+uint64_t mpt_reorder_hold_now(const struct mpt_reorder *rb);
 
 /* Set the hold time, capped at the larger of max_hold_ns and MPT_REORDER_SPREAD_MAX_NS
  * (callers compute it with the functions below); 0 with max_hold_ns 0. */

@@ -436,6 +436,81 @@ static void test_two_path_simulation(void **state)
 	mpt_reorder_free(&rb);
 }
 
+/* The learned hold: hole 1 is given up at 11 ms (hold 10 ms, hole seen at 1 ms) and
+ * its packet comes at 25 ms, late, not lost: the hold grows to what it needed (24 ms)
+ * plus the margin, and the next such hole waits for its packet instead of skipping it.
+ * Without it the next hole times out at 40 ms and 3 comes late as well. */
+static void test_learned_hold(void **state)
+{
+	struct mpt_reorder rb;
+	struct rec r = { 0 };
+
+	assert_int_equal(mpt_reorder_init(&rb, 64, 100 * MS, 5 * MS, on_release, &r), 0);
+	mpt_reorder_set_hold(&rb, 10 * MS);
+	ins(&rb, 0, 0);
+	ins(&rb, 2, 1 * MS);
+	mpt_reorder_on_timeout(&rb, 11 * MS);
+	check_released(&r, 1, 2, 1, MPT_REORDER_TIMEOUT);
+	assert_int_equal(mpt_reorder_hold_now(&rb), 10 * MS);
+	assert_int_equal(ins(&rb, 1, 25 * MS), 0);			/* late */
+	assert_int_equal(r.why[r.n - 1], MPT_REORDER_LATE);
+	assert_int_equal(rb.st.hold_raises, 1);
+	assert_int_equal(mpt_reorder_hold_now(&rb), 29 * MS);
+	assert_int_equal(ins(&rb, 1, 26 * MS), -EEXIST);		/* a copy: no raise */
+	assert_int_equal(rb.st.hold_raises, 1);
+	/* the caller's periodic update keeps the learned part on top */
+	mpt_reorder_set_hold(&rb, 10 * MS);
+	assert_int_equal(mpt_reorder_hold_now(&rb), 29 * MS);
+	/* the next hole (3, seen at 30 ms) waits for its packet at 50 ms */
+	ins(&rb, 4, 30 * MS);
+	assert_int_equal(mpt_reorder_next_deadline(&rb), 59 * MS);
+	mpt_reorder_on_timeout(&rb, 50 * MS);
+	assert_int_equal(rb.st.timeout, 1);
+	ins(&rb, 3, 50 * MS);
+	check_released(&r, r.n - 2, 3, 2, MPT_REORDER_IN_ORDER);
+	assert_int_equal(rb.st.late, 1);
+	/* a hole skipped by overflow teaches nothing (the window was full, not the
+	 * hold short); neither does a packet that came before the buffer synced */
+	/* decay: 10 s without a late packet halves the learned part */
+	ins(&rb, 5, 50 * MS + MPT_REORDER_LEARN_DECAY_NS);
+	assert_int_equal(mpt_reorder_hold_now(&rb), 10 * MS + 19 * MS / 2);
+	/* a packet that needed 5 s: the hold stops at the cap (max(max_hold, 1 s)) */
+	ins(&rb, 7, 11 * 1000 * MS);
+	mpt_reorder_on_timeout(&rb, 12 * 1000 * MS);
+	ins(&rb, 6, 16 * 1000 * MS);
+	assert_int_equal(rb.st.hold_raises, 2);
+	assert_int_equal(mpt_reorder_hold_now(&rb), MPT_REORDER_SPREAD_MAX_NS);
+	mpt_reorder_free(&rb);
+
+	/* holding off (ReorderMaxHold = 0) stays off */
+	assert_int_equal(mpt_reorder_init(&rb, 64, 0, 5 * MS, on_release, &r), 0);
+	mpt_reorder_set_hold(&rb, 0);
+	rb.learned_ns = 50 * MS;
+	assert_int_equal(mpt_reorder_hold_now(&rb), 0);
+	mpt_reorder_free(&rb);
+}
+
+/* An overflow skip and the packets before the first one the buffer saw are late but
+ * not evidence of a short hold: the learned part stays 0. */
+static void test_learned_hold_not_from_overflow(void **state)
+{
+	struct mpt_reorder rb;
+	struct rec r = { 0 };
+
+	assert_int_equal(mpt_reorder_init(&rb, 4, 100 * MS, 5 * MS, on_release, &r), 0);
+	mpt_reorder_set_hold(&rb, 10 * MS);
+	ins(&rb, 10, 0);
+	ins(&rb, 9, 1 * MS);			/* before the sync point: late */
+	ins(&rb, 12, 2 * MS);
+	ins(&rb, 16, 3 * MS);			/* window 4: hole 11 skipped by overflow */
+	assert_int_equal(rb.st.overflow, 1);
+	ins(&rb, 11, 4 * MS);			/* late */
+	assert_int_equal(rb.st.late, 2);
+	assert_int_equal(rb.st.hold_raises, 0);
+	assert_int_equal(mpt_reorder_hold_now(&rb), 10 * MS);
+	mpt_reorder_free(&rb);
+}
+
 /* A DSN the receiver drops after authentication (the source filter) is offered as
  * NULL and takes its turn: nothing behind it waits for the hold. Without it, 12
  * waits for 11 until the timeout and 11 counts as a skipped hole. */
@@ -484,6 +559,8 @@ int main(void)
 		cmocka_unit_test(test_adaptive_hold),
 		cmocka_unit_test(test_two_path_simulation),
 		cmocka_unit_test(test_consumed_dsn),
+		cmocka_unit_test(test_learned_hold),
+		cmocka_unit_test(test_learned_hold_not_from_overflow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
