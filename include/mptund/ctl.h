@@ -212,8 +212,9 @@ enum mpt_ctl_kind {
 	X("session.#.mss_clamp_bytes", GAUGE, "inner MTU TCP SYNs are clamped to (0: none)") \
 	X("session.#.mss_clamped", COUNTER, "TCP SYNs whose MSS option was lowered") \
 	X("session.#.tcp_retrans_seen", COUNTER, "inner TCP segments sent again by their flow (a congestion signal for exp3)") \
-	X("session.#.unordered_rx_pkts", COUNTER, "packets of Ordered = no rules delivered at once") \
+	X("session.#.unordered_rx_pkts", COUNTER, "packets of Ordered = no rules and pure TCP ACKs delivered at once") \
 	X("session.#.unordered_dup_pkts", COUNTER, "copies of Ordered = no packets dropped") \
+	X("session.#.acks_unordered_pkts", COUNTER, "inner pure TCP ACKs sent unordered (delivered at once)") \
 	X("session.#.fresh_starts", COUNTER, "transport restarted for a restarted or silent peer") \
 	X("session.#.keys_expired", COUNTER, \
 	  "keypairs wiped at their hard lifetime (RejectAfterTime/Messages)") \

@@ -84,11 +84,15 @@ struct mpt_pkt_meta {
 					 * not TCP or not filled */
 	bool tcp_retrans;		/* the inner TCP sequence number is not new for
 					 * its flow (a retransmission); false = unknown */
+	bool tcp_ack_only;		/* a pure ACK: TCP with ACK set, no payload and
+					 * no SYN, FIN or RST */
 };
 
 #define MPT_TCP_FLAG_CWR 0x80
 #define MPT_TCP_FLAG_ECE 0x40
 #define MPT_TCP_FLAG_SYN 0x02
+#define MPT_TCP_FLAG_RST 0x04
+#define MPT_TCP_FLAG_ACK 0x10
 
 struct mpt_sched_ctx {
 	const struct mpt_path_view *paths;

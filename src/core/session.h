@@ -74,6 +74,7 @@ struct mpt_session_stats {
 	uint64_t mss_clamped;			/* TCP SYNs whose MSS was lowered */
 	uint64_t sched_events;			/* scheduler events (session_steer.c) */
 	uint64_t unordered_rx;			/* DATA_UNORDERED delivered at once */
+	uint64_t acks_unordered;		/* inner pure ACKs sent as DATA_UNORDERED */
 	uint64_t unordered_dup;			/* DATA_UNORDERED dropped: seen before, or
 						 * older than the window */
 	uint64_t wakeups;			/* quiet spells ended (session_idle.c) */
@@ -165,12 +166,30 @@ void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now)
 
 /* A packet's data sequence number is given as it leaves the scheduler queue for a
  * path (ordered numbers in the order packets leave), not as it enters: a packet that
- * waits (a held flow, flowhold.h) leaves no hole the receiver would wait for. */
+ * waits (a held flow, flowhold.h) leaves no hole the receiver would wait for.
+ *
+ * An inner pure ACK (TCP, ACK set, no payload, SYN, FIN or RST) takes a number of the
+ * unordered space instead: the receiver delivers it at once (DATA_UNORDERED), as a
+ * rule with Ordered = no does, and it goes ahead of bulk in the path's queue. ACKs are
+ * cumulative and a SACK block stays true, so an ACK that arrives after a newer one
+ * costs the inner sender nothing; held in the reorder buffer behind an older packet
+ * on a slower path it costs its ACK clock that path's delay. A downlink flow over a
+ * 300 ms satellite next to a 30 ms LTE link (sat-lte-down, issue 22) had its ACKs
+ * spill onto the satellite's uplink whenever LTE's window was full, and the anchor
+ * held each ACK that came over LTE behind them for the whole 275 ms hold: the server
+ * saw its RTT jump from 334 to 600 ms, and its ACK clock stall. */
 #define MPT_DSN_UNSET	UINT64_MAX
 static inline void mpt_session_number(struct mpt_session *s, struct mpt_pkt *p)
 {
-	if (p->dsn == MPT_DSN_UNSET)
-		p->dsn = s->next_dsn++;
+	if (p->dsn != MPT_DSN_UNSET)
+		return;
+	if (p->meta.tcp_ack_only) {
+		p->unordered = true;
+		p->dsn = s->next_udsn++;
+		s->st.acks_unordered++;
+		return;
+	}
+	p->dsn = s->next_dsn++;
 }
 /* Packets waiting to be scheduled: the scheduler queue and the held flows. */
 static inline uint32_t mpt_session_waiting(const struct mpt_session *s)

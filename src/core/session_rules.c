@@ -353,7 +353,8 @@ static bool serve_one(struct mpt_session *s, struct mpt_srules *rl, struct serve
 		pkt->unordered = true;
 		pkt->dsn = s->next_udsn++;
 	} else {
-		pkt->dsn = s->next_dsn++;
+		pkt->dsn = MPT_DSN_UNSET;
+		mpt_session_number(s, pkt);	/* a pure ACK: unordered too */
 	}
 	sv->st->copies += (unsigned)__builtin_popcount(mask) - 1;
 	for (uint32_t m = mask; m; m &= m - 1) {

@@ -307,6 +307,8 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 		     (unsigned long long)s->st.unordered_rx);
 	mpt_ctl_outf(out, "session.%u.unordered_dup_pkts=%llu", si,
 		     (unsigned long long)s->st.unordered_dup);
+	mpt_ctl_outf(out, "session.%u.acks_unordered_pkts=%llu", si,
+		     (unsigned long long)s->st.acks_unordered);
 	dump_session_life(out, s);
 	mpt_ctl_outf(out, "session.%u.sched_switches=%llu", si,
 		     (unsigned long long)s->st.sched_switches);

@@ -62,6 +62,8 @@ static int parse_l4(const uint8_t *p, size_t off, size_t end, struct mpt_pkt_inf
 		out->tcp_seq = (uint32_t)be16(p + off + 4) << 16 | be16(p + off + 6);
 		out->tcp_len = (uint32_t)(end - off - (size_t)(p[off + 12] >> 4) * 4) +
 			       !!(flags & 0x02) + !!(flags & 0x01);	/* SYN, FIN */
+		out->meta.tcp_ack_only = !out->tcp_len && (flags & MPT_TCP_FLAG_ACK) &&
+					 !(flags & MPT_TCP_FLAG_RST);
 	}
 	return 0;
 }

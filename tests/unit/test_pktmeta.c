@@ -191,6 +191,42 @@ static void test_tcp_fields(void **state)
 	assert_int_equal(pi.tcp_len, 0);
 }
 
+/* A pure ACK (ACK set, no payload, no SYN, FIN or RST) is marked: it is numbered in
+ * the unordered space (session.h). */
+static void test_tcp_ack_only(void **state)
+{
+	static const struct { uint8_t flags; size_t payload; bool ack_only; } cases[] = {
+		{ 0x10, 0, true },		/* ACK */
+		{ 0x18, 0, true },		/* ACK, PSH */
+		{ 0x50, 0, true },		/* ACK, ECE */
+		{ 0x10, 100, false },		/* data */
+		{ 0x11, 0, false },		/* FIN */
+		{ 0x12, 0, false },		/* SYN-ACK */
+		{ 0x14, 0, false },		/* RST */
+		{ 0x00, 0, false },		/* no ACK */
+	};
+	uint8_t b[256];
+	struct mpt_pkt_info pi;
+	const char *why;
+	size_t n;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		n = mk_v4(b, 0, IPPROTO_TCP, "10.0.0.1", "192.0.2.7", 40000, 443,
+			  20 + cases[i].payload);
+		b[33] = cases[i].flags;
+		assert_int_equal(mpt_pktmeta_parse(&key, b, n, &pi, &why), 0);
+		assert_int_equal(pi.meta.tcp_ack_only, cases[i].ack_only);
+	}
+	n = mk_v6(b, 0, IPPROTO_TCP, NULL, 0, "fd00::1", "fd00::2", 1, 2, 20, 5);
+	b[40 + 13] = 0x10;
+	assert_int_equal(mpt_pktmeta_parse(&key, b, n, &pi, &why), 0);
+	assert_true(pi.meta.tcp_ack_only);
+	n = mk_v4(b, 0, IPPROTO_UDP, "10.0.0.1", "192.0.2.7", 1, 2, 8);
+	assert_int_equal(mpt_pktmeta_parse(&key, b, n, &pi, &why), 0);
+	assert_false(pi.meta.tcp_ack_only);
+}
+
 static void test_v6(void **state)
 {
 	/* hop-by-hop (8 bytes, PadN) -> destination options (16 bytes) -> TCP */
@@ -346,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_siphash_vector),
 		cmocka_unit_test(test_v4),
 		cmocka_unit_test(test_tcp_fields),
+		cmocka_unit_test(test_tcp_ack_only),
 		cmocka_unit_test(test_v6),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_too_many_exthdrs),
