@@ -2,7 +2,7 @@
 """Sampler run inside one testbed host: every INTERVAL writes one JSON line with the
 wall-clock time, the byte counters of the named interfaces (/proc/net/dev of this
 namespace) and, with --ss, the TCP sockets matching a filter (`ss -tinH`): cwnd, rtt,
-mss, bytes_acked per socket. Stops on SIGTERM.
+mss, bytes_acked, ssthresh, reordering, dsack_dups per socket. Stops on SIGTERM.
 
   sampler.py --out FILE [--interval 0.1] [--ifaces a,b] [--ss 'sport = :5201']
 """
@@ -16,7 +16,10 @@ import time
 
 SS_KEYS = {"cwnd": int, "mss": int, "bytes_acked": int, "bytes_sent": int,
            "bytes_received": int,
-           "bytes_retrans": int, "unacked": int, "retrans": str, "delivery_rate": str}
+           "bytes_retrans": int, "unacked": int, "retrans": str, "delivery_rate": str,
+           # slow start's end: ssthresh set with no retransmission is HyStart's exit;
+           # reordering (the sender's estimate, packets) and DSACKs show spurious ones
+           "ssthresh": int, "reordering": int, "dsack_dups": int}
 
 
 def read_ifaces(names):
