@@ -73,20 +73,22 @@ static inline bool mpt_cpf_is_small(const struct mpt_pkt_meta *pkt)
 	       !(pkt->proto == IPPROTO_TCP && (pkt->tcp_flags & MPT_TCP_FLAG_SYN));
 }
 
-static inline int mpt_cpf_select(const struct mpt_sched_ctx *ctx, const uint64_t *window,
-				 const struct mpt_pkt_meta *pkt, bool arrival)
+/* The same ranking over the paths in order[] (a preference order, e.g. priority's
+ * with the paths beyond their thresholds last), needed being the paths arrival
+ * awareness may use (the first of the order alone unless the queue stands). */
+static inline int mpt_cpf_select_ordered(const struct mpt_sched_ctx *ctx,
+					 const uint64_t *window,
+					 const struct mpt_pkt_meta *pkt, bool arrival,
+					 const uint8_t *order, uint32_t needed)
 {
 	uint32_t len = pkt->len, ok = ~0u;
-	uint8_t order[MPT_MAX_PATHS];
 	int small;
 
-	mpt_arrival_cost_order(ctx, order);
 	if (arrival && mpt_cpf_is_small(pkt) &&
 	    (small = mpt_cpf_small(ctx, window, order, len)) >= 0)
 		return small;
 	if (arrival)
-		ok = mpt_arrival_useful_ordered(ctx, order, mpt_arrival_needed(ctx), window,
-						len);
+		ok = mpt_arrival_useful_ordered(ctx, order, needed, window, len);
 	for (unsigned k = 0; k < ctx->npaths; k++) {
 		unsigned i = order[k];
 
@@ -94,6 +96,16 @@ static inline int mpt_cpf_select(const struct mpt_sched_ctx *ctx, const uint64_t
 			return (int)i;
 	}
 	return -1;
+}
+
+static inline int mpt_cpf_select(const struct mpt_sched_ctx *ctx, const uint64_t *window,
+				 const struct mpt_pkt_meta *pkt, bool arrival)
+{
+	uint8_t order[MPT_MAX_PATHS];
+
+	mpt_arrival_cost_order(ctx, order);
+	return mpt_cpf_select_ordered(ctx, window, pkt, arrival, order,
+				      arrival ? mpt_arrival_needed(ctx) : ~0u);
 }
 
 #endif

@@ -10,14 +10,21 @@
  * the first path in priority order that is up and has room, so the higher paths are
  * filled and only the overflow goes lower. Paths beyond their thresholds (steer.h)
  * are put after every path within them, in the same order.
+ *
+ * With arrival awareness (the default; ours, as cpf: cpf_select.h, arrival.h) a full
+ * path is "congested" only when the sender's queue stands; a lower path then takes a
+ * packet when it arrives before the higher ones would deliver the queue. arrival = 0
+ * is the mode as the TS words it.
  */
 #include <mptund/sched.h>
 
+#include "cpf_select.h"
 #include "sched_modules.h"
 #include "steer.h"
 
 struct prio {
 	double room;			/* tunable */
+	bool arrival;			/* tunable */
 	struct mpt_steer_thr thr;	/* tunables */
 
 	struct mpt_steer st;
@@ -37,50 +44,62 @@ static bool before(const struct mpt_path_view *a, const struct mpt_path_view *b)
 	return a->cost != b->cost ? a->cost < b->cost : a->id < b->id;
 }
 
-/* The first path of mask in priority order that passes room; -1 when none. Sets
- * *first to whether it is the first of mask at all. */
-static int first_with_room(const struct prio *p, const struct mpt_sched_ctx *ctx,
-			   uint32_t mask, bool *first)
+/* order[] of the paths by priority, those beyond their thresholds (bad) after all the
+ * others; returns the number of paths. An insertion sort over K <= MPT_MAX_PATHS. */
+static unsigned prio_order(const struct mpt_sched_ctx *ctx, uint32_t bad, uint8_t *order)
 {
-	int best = -1, top = -1;
-
 	for (unsigned i = 0; i < ctx->npaths; i++) {
 		const struct mpt_path_view *v = &ctx->paths[i];
+		bool vbad = bad >> i & 1;
+		unsigned k = i;
 
-		if (!(mask >> i & 1))
-			continue;
-		if (top < 0 || before(v, &ctx->paths[top]))
-			top = (int)i;
-		if (!mpt_path_has_room(v, (uint64_t)(p->room * (double)v->cwnd)))
-			continue;
-		if (best < 0 || before(v, &ctx->paths[best]))
-			best = (int)i;
+		for (; k > 0; k--) {
+			const struct mpt_path_view *u = &ctx->paths[order[k - 1]];
+			bool ubad = bad >> order[k - 1] & 1;
+
+			if (ubad == vbad ? !before(v, u) : !ubad)
+				break;
+			order[k] = order[k - 1];
+		}
+		order[k] = (uint8_t)i;
 	}
-	*first = best >= 0 && best == top;
-	return best;
+	return ctx->npaths;
 }
 
 static uint32_t prio_pick(void *priv, const struct mpt_sched_ctx *ctx,
 			  const struct mpt_pkt_meta *pkt)
 {
 	struct prio *p = priv;
-	uint32_t up, ok;
-	bool first = false, dummy;
-	int t;
+	uint64_t window[MPT_MAX_PATHS];
+	uint8_t order[MPT_MAX_PATHS];
+	uint32_t needed = ~0u;
+	unsigned n;
+	int t, top = -1;
 
 	mpt_steer_eval(&p->st, &p->thr, ctx);
-	up = mpt_steer_up(ctx);
-	ok = up & ~p->st.bad;
-	t = first_with_room(p, ctx, ok, &first);
-	if (t < 0)
-		t = first_with_room(p, ctx, up & p->st.bad, &dummy);
+	n = prio_order(ctx, p->st.bad, order);
+	for (unsigned i = 0; i < n; i++) {
+		window[i] = (uint64_t)(p->room * (double)ctx->paths[i].cwnd);
+		if (top < 0 && ctx->paths[order[i]].up)
+			top = order[i];
+	}
+	/* "congested" (TS 23.501 5.32.8) with arrival awareness: the sender's queue
+	 * stands on the higher paths and the lower one delivers in time (cpf_select.h) */
+	if (p->arrival && !ctx->standing)
+		needed = top >= 0 ? 1u << top : 0;
+	t = mpt_cpf_select_ordered(ctx, window, pkt, p->arrival, order, needed);
 	if (t < 0) {
 		p->holds++;
 		return 0;
 	}
-	p->overflows += !first;
+	p->overflows += t != top;
 	p->picks[t]++;
 	return 1u << t;
+}
+
+static bool prio_in_order(const void *priv)
+{
+	return ((const struct prio *)priv)->arrival;
 }
 
 static unsigned prio_drain(void *priv, struct mpt_sched_event *ev, unsigned max)
@@ -92,6 +111,7 @@ static const struct mpt_param prio_params[] = {
 	{ .name = "room", .type = MPT_PARAM_DOUBLE, .offset = offsetof(struct prio, room),
 	  .min = 0.1, .max = 1, .def = 1,
 	  .help = "a path is congested when in_flight >= room x cwnd (TS 23.501 5.32.8 'determined to be congested')" },
+	MPT_SCHED_ARRIVAL_PARAMS(struct prio),
 	MPT_STEER_THR_PARAMS(struct prio, thr),
 };
 
@@ -104,7 +124,7 @@ static const struct mpt_stat prio_stats[] = {
 	  .help = "packets sent below the highest priority path within thresholds (it was full)" },
 	{ .name = "holds", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct prio, holds),
-	  .help = "decisions that held the packet: every path full or down" },
+	  .help = "decisions that held the packet: every path full or down, or the lower ones not needed or not in time" },
 	MPT_STEER_STATS(struct prio, st),
 };
 
@@ -112,6 +132,7 @@ const struct mpt_sched_ops mpt_sched_priority = {
 	.name = "priority",
 	.summary = "ATSSS Priority-based: fill the highest priority path, overflow lower (TS 23.501 5.32.8)",
 	.pick = prio_pick,
+	.in_order = prio_in_order,
 	.init = prio_init,
 	.drain_events = prio_drain,
 	.priv_size = sizeof(struct prio),

@@ -318,9 +318,11 @@ static void test_load_balance_autonomous(void **state)
 
 /* ---- priority ---- */
 
+/* arrival = 0, the mode as TS 23.501 5.32.8 words it: full is congested */
 static void test_priority_fill_and_overflow(void **state)
 {
-	static const char *kv[] = { "rtt_threshold_ms", "100", "hold_ms", "0", NULL };
+	static const char *kv[] = { "rtt_threshold_ms", "100", "hold_ms", "0",
+				    "arrival", "0", NULL };
 	struct fix f;
 
 	fix_init(&f, "priority", kv);
@@ -338,6 +340,39 @@ static void test_priority_fill_and_overflow(void **state)
 	assert_int_equal(pick(&f, PKT, 1), 1);
 	f.paths[0].in_flight = f.paths[0].cwnd;	/* wifi full: lte still used */
 	assert_int_equal(pick(&f, PKT, 1), 2);
+}
+
+/*
+ * The default (arrival awareness, as cpf): a full higher path is "congested" only
+ * when the sender's queue stands there; a burst waits for it instead of spilling onto
+ * the lower path, whose packets would hold the higher path's in the receiver. With the
+ * queue standing the lower path takes the overflow when it arrives in time, and a
+ * threshold breach still puts the breaching path after the others.
+ */
+static void test_priority_congested_is_a_standing_queue(void **state)
+{
+	static const char *kv[] = { "rtt_threshold_ms", "100", "hold_ms", "0", NULL };
+	struct fix f;
+
+	fix_init(&f, "priority", kv);
+	f.paths[0].cwnd = 3 * PKT;
+	f.paths[0].btlbw = 50000000 / 8;
+	f.paths[1].btlbw = 20000000 / 8;
+	f.ctx.queue_bytes = 1000 * PKT;		/* 160 ms on wifi: lte (40 ms) in time */
+	for (unsigned k = 0; k < 3; k++)
+		assert_int_equal(pick(&f, PKT, 1), 1);
+	assert_int_equal(pick(&f, PKT, 1), 0);		/* wifi full, no standing queue */
+	assert_int_equal(sstat(&f, "holds", 0), 1);
+	f.ctx.standing = true;				/* congested: lte in time */
+	assert_int_equal(pick(&f, PKT, 1), 2);
+	assert_int_equal(sstat(&f, "overflows", 0), 1);
+	f.ctx.standing = false;
+	drain_all(&f);
+	f.paths[0].srtt_ns = 300 * MS;			/* wifi breaches: lte first */
+	f.ctx.now += MS;
+	assert_int_equal(pick(&f, PKT, 1), 2);
+	f.paths[1].in_flight = f.paths[1].cwnd;	/* lte full, no standing queue */
+	assert_int_equal(pick(&f, PKT, 1), 0);
 }
 
 /* ---- redundant ---- */
@@ -448,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_load_balance_fixed),
 		cmocka_unit_test(test_load_balance_autonomous),
 		cmocka_unit_test(test_priority_fill_and_overflow),
+		cmocka_unit_test(test_priority_congested_is_a_standing_queue),
 		cmocka_unit_test(test_redundant_copies_and_options),
 		cmocka_unit_test(test_redundant_duplicate_dropped),
 		cmocka_unit_test(test_event_text),
