@@ -176,7 +176,7 @@ static inline void mpt_session_number(struct mpt_session *s, struct mpt_pkt *p)
 	if (p->dsn == MPT_DSN_UNSET) {
 		p->dsn = s->next_dsn++;
 		if (p->counted)		/* its flow has one packet less waiting */
-			mpt_sparse_numbered(&s->sparse, p);
+			mpt_sparse_left(&s->sparse, p);
 	}
 }
 /* Packets waiting to be scheduled: the scheduler queue's two lanes and the held

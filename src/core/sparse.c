@@ -62,7 +62,7 @@ void mpt_sparse_bulk(struct mpt_sparse *sp, struct mpt_pkt *p)
 	b->bulk = 1;
 }
 
-void mpt_sparse_numbered(struct mpt_sparse *sp, struct mpt_pkt *p)
+void mpt_sparse_left(struct mpt_sparse *sp, struct mpt_pkt *p)
 {
 	struct mpt_sparse_bucket *b;
 

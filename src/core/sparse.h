@@ -26,9 +26,9 @@
  *    apart from QueueLimit, which bounds the bulk lane: a ping is not tail-dropped
  *    because a greedy flow filled the queue.
  *
- * A count that leaked (a packet dropped before it was numbered) is forgotten the next
- * time the session has nothing waiting (mpt_sparse_heal): it can only have sent a
- * flow's packets bulk, never out of order.
+ * A count that leaked (a packet dropped unnumbered without mpt_sparse_left) is
+ * forgotten the next time the session has nothing waiting (mpt_sparse_heal): it can
+ * only have sent a flow's packets bulk, never out of order.
  */
 #ifndef MPTUND_SPARSE_H
 #define MPTUND_SPARSE_H
@@ -69,8 +69,8 @@ bool mpt_sparse_admit(struct mpt_sparse *sp, struct mpt_pkt *p, bool on, uint32_
 /* p waits in the bulk lane (queued there, or moved there or aside from the sparse
  * lane): its bucket's later packets go bulk until it has nothing waiting. */
 void mpt_sparse_bulk(struct mpt_sparse *sp, struct mpt_pkt *p);
-/* p got its data sequence number: it no longer waits. */
-void mpt_sparse_numbered(struct mpt_sparse *sp, struct mpt_pkt *p);
+/* p no longer waits: it got its data sequence number, or was dropped. */
+void mpt_sparse_left(struct mpt_sparse *sp, struct mpt_pkt *p);
 /* len bytes left the bulk lane (the round clock). */
 void mpt_sparse_bulk_sent(struct mpt_sparse *sp, uint32_t len, uint32_t quantum);
 /* The whole lane to the front of bulk, in order, its buckets marked bulk (the head
