@@ -5,7 +5,7 @@
  *
  *   [Interface]   Role, PrivateKey, Name (TUN), Address, MTU, OuterMTU, ListenPort,
  *                 ListenAddress, Route, Cipher, User, Group, ControlSocket, ControlGroup,
- *                 ProbeInterval, ProbeMissLimit, QueueLimit, ReorderBuffer,
+ *                 ProbeInterval, ProbeMissLimit, QueueLimit, SparseFlows, ReorderBuffer,
  *                 ReorderMaxHold, ReorderMargin, RekeyAfterTime, RekeyAfterPackets,
  *                 LogLevel, Seed
  *   [Scheduler]   Name, then any tunable of that scheduler by its name
@@ -130,6 +130,8 @@ struct mpt_config {
 	uint64_t idle_probe_max_ns;	/* UE: idle paths' probe interval backs off to
 					 * this; default 15 s */
 	uint32_t queue_limit;		/* scheduler queue, packets; default 1024 */
+	bool sparse_flows;		/* the queue's sparse-flow lane (core/sparse.h);
+					 * default true */
 	uint32_t reorder_buffer;	/* packets; default 1024 */
 	uint64_t reorder_max_hold_ns;	/* cap on the hold beyond the delay spread (reorder.h) */
 	uint64_t reorder_margin_ns;	/* added to the one-way-delay spread; default 5 ms */

@@ -39,6 +39,7 @@ static const struct cfg_key interface_keys[] = {
 	IF("ProbeMissLimit", T_U32, probe_miss_limit, .min = 1, .max = 1000),
 	IF("IdleProbeInterval", T_MS, idle_probe_max_ns, .min = MS(10), .max = SEC(3600)),
 	IF("QueueLimit", T_U32, queue_limit, .min = 16, .max = 1048576),
+	IF("SparseFlows", T_BOOL, sparse_flows),
 	IF("ReorderBuffer", T_U32, reorder_buffer, .min = 16, .max = 65536),
 	IF("ReorderMaxHold", T_MS, reorder_max_hold_ns, .min = 0, .max = SEC(10)),
 	IF("ReorderMargin", T_MS, reorder_margin_ns, .min = 0, .max = SEC(1)),

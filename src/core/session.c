@@ -135,6 +135,7 @@ void mpt_session_free(struct mpt_session *s)
 		return;
 	ev_timer_stop(d->loop, &s->timer);
 	mpt_pktq_purge(&s->squeue, &d->pool);
+	mpt_sparse_free(&s->sparse, &d->pool);
 	mpt_fhold_purge(&s->fhold, &d->pool);
 	mpt_pktq_purge(&s->rtxq, &d->pool);
 	mpt_rules_session_free(s);
@@ -295,29 +296,40 @@ struct mpt_keyslot *mpt_session_confirm(struct mpt_session *s, struct mpt_keyslo
 	return &s->cur;
 }
 
+/*
+ * A packet from the TUN: the sparse-flow lane (sparse.h) when its flow is sparse, else
+ * the bulk lane, which QueueLimit bounds (tail drop).
+ */
 void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now)
 {
 	struct mpt_daemon *d = s->d;
+	uint32_t bulk = s->squeue.pkts + s->fhold.pkts;
 
 	if (!s->cur.valid) {
 		s->st.no_key_drops++;
 		mpt_pkt_put(&d->pool, p);
 		return;
 	}
-	if (mpt_session_waiting(s) >= d->cfg.queue_limit) {
+	if (!mpt_session_waiting(s))
+		mpt_sparse_heal(&s->sparse);
+	p->dsn = MPT_DSN_UNSET;			/* numbered as it leaves (session.h) */
+	p->enq_ns = now;
+	if (mpt_sparse_admit(&s->sparse, p, d->cfg.sparse_flows, d->pool.mtu, !bulk)) {
+		s->st.sparse_pkts += bulk != 0;	/* it passed a backlog */
+	} else if (bulk >= d->cfg.queue_limit) {
 		s->st.queue_drops++;
 		if (log_ratelimit_ok(&s->rl, now))
 			log_debug("%s: scheduler queue full (%u packets): tail drop", s->name,
-				  mpt_session_waiting(s));
+				  bulk);
 		mpt_pkt_put(&d->pool, p);
 		return;
+	} else {
+		mpt_pktq_push(&s->squeue, p);
+		mpt_sparse_bulk(&s->sparse, p);
 	}
 	mpt_session_note_activity(s, now);
-	p->dsn = MPT_DSN_UNSET;			/* numbered as it leaves (session.h) */
-	p->enq_ns = now;
 	s->st.tun_rx_pkts++;
 	s->st.tun_rx_bytes += p->len;
-	mpt_pktq_push(&s->squeue, p);
 	mpt_daemon_mark(d, s);
 }
 

@@ -29,6 +29,7 @@
 #include "pkt.h"
 #include "reorder.h"
 #include "replay.h"
+#include "sparse.h"
 #include "standing.h"
 #include "tcpseq.h"
 
@@ -55,6 +56,8 @@ struct mpt_session_stats {
 	uint64_t picks[MPT_MAX_PATHS];		/* packets scheduled per path */
 	uint64_t copies;			/* extra copies of redundant picks */
 	uint64_t in_order_takes;		/* picks sent a packet past the head */
+	uint64_t sparse_pkts;			/* took the sparse-flow lane past a bulk
+						 * backlog (sparse.h) */
 	uint64_t handshakes;			/* completed */
 	uint64_t rekeys;
 	uint64_t drops[MPT_WIRE_REASON_COUNT];	/* received, by reason */
@@ -112,7 +115,8 @@ struct mpt_session {
 	void *sched_priv;
 	struct mpt_rng rng;
 	uint64_t next_tick_ns;
-	struct mpt_pktq squeue;
+	struct mpt_pktq squeue;		/* the bulk lane */
+	struct mpt_sparse sparse;	/* the sparse-flow lane, ahead of it (sparse.h) */
 	struct mpt_fhold fhold;		/* flows held aside from squeue (flowhold.h) */
 	struct mpt_pktq rtxq;			/* lost packets to re-send, ahead of squeue */
 	uint64_t next_dsn;		/* numbers a packet as it leaves for a path */
@@ -183,6 +187,8 @@ static inline void mpt_session_number(struct mpt_session *s, struct mpt_pkt *p)
 {
 	if (p->dsn != MPT_DSN_UNSET)
 		return;
+	if (p->counted)		/* its flow has one packet less waiting */
+		mpt_sparse_left(&s->sparse, p);
 	if (p->meta.tcp_ack_only) {
 		p->unordered = true;
 		p->dsn = s->next_udsn++;
@@ -191,10 +197,11 @@ static inline void mpt_session_number(struct mpt_session *s, struct mpt_pkt *p)
 	}
 	p->dsn = s->next_dsn++;
 }
-/* Packets waiting to be scheduled: the scheduler queue and the held flows. */
+/* Packets waiting to be scheduled: the scheduler queue's two lanes and the held
+ * flows. */
 static inline uint32_t mpt_session_waiting(const struct mpt_session *s)
 {
-	return s->squeue.pkts + s->fhold.pkts;
+	return s->squeue.pkts + s->sparse.q.pkts + s->fhold.pkts;
 }
 /* An inner TCP segment from the TUN (pktmeta.h's info): its metadata learns whether
  * it is a retransmission of its flow (tcpseq.h), a congestion signal for flow-level

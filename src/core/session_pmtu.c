@@ -91,6 +91,7 @@ static void too_big(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t largest
 			 "dropped, %s", s->name, pkt->len, largest,
 			 mpt_ip_dont_fragment(pkt->data, pkt->len) ?
 			 "the sender told by ICMP" : "IPv4 without DF: no buffers to cut it");
+	mpt_sparse_left(&s->sparse, pkt);	/* its flow waits for it no more */
 	mpt_pkt_put(&d->pool, pkt);
 }
 

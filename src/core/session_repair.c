@@ -65,8 +65,10 @@ static uint64_t e2e_repair_ns(const struct mpt_session *s, uint64_t now)
 	}
 	if (least == UINT64_MAX)
 		least = 0;
-	if (s->squeue.head && now > s->squeue.head->enq_ns)
+	if (s->squeue.head && now > s->squeue.head->enq_ns)	/* the bulk lane's: older */
 		least += now - s->squeue.head->enq_ns;
+	else if (s->sparse.q.head && now > s->sparse.q.head->enq_ns)
+		least += now - s->sparse.q.head->enq_ns;
 	return least;
 }
 

@@ -331,6 +331,7 @@ static bool serve_one(struct mpt_session *s, struct mpt_srules *rl, struct serve
 		rl->queued--;
 		pkt->dsn = MPT_DSN_UNSET;	/* numbered as it leaves (session.h) */
 		mpt_pktq_push(&s->squeue, pkt);
+		mpt_sparse_bulk(&s->sparse, pkt);	/* its flow waits bulk (sparse.h) */
 		mpt_daemon_mark(s->d, s);
 		return true;
 	}

@@ -293,35 +293,35 @@ int mpt_session_send_mtu_probe(struct mpt_session *s, struct mpt_path *p, uint16
 }
 
 /*
- * The packet for a pick: the head of the queue, or, for one path of a scheduler that
- * allows it (ops->in_order), the packet as far into the queue as the other paths
+ * The packet for a pick: the head of lane q, or, for one path of a scheduler that
+ * allows it (ops->in_order), the bulk lane's packet as far into it as the other paths
  * deliver before a packet sent on this one arrives (mpt_arrival_lead): it then
  * arrives in order instead of holding the faster paths' packets at the receiver.
  */
-static struct mpt_pkt *take(struct mpt_session *s, const struct mpt_sched_ctx *ctx,
-			    uint32_t mask)
+static struct mpt_pkt *take(struct mpt_session *s, struct mpt_pktq *q,
+			    const struct mpt_sched_ctx *ctx, uint32_t mask)
 {
 	struct mpt_pkt *p;
 	uint64_t lead, end = 0;
 
-	if (s->squeue.pkts < 2 || (mask & (mask - 1)) || !s->sched->in_order ||
+	if (q != &s->squeue || q->pkts < 2 || (mask & (mask - 1)) || !s->sched->in_order ||
 	    !s->sched->in_order(s->sched_priv) ||
 	    ctx->paths[__builtin_ctz(mask)].mtu < s->d->pool.mtu)
 		goto head;
-	lead = mpt_arrival_lead(ctx, (unsigned)__builtin_ctz(mask), s->squeue.head->len);
-	if (lead <= s->squeue.head->len)
+	lead = mpt_arrival_lead(ctx, (unsigned)__builtin_ctz(mask), q->head->len);
+	if (lead <= q->head->len)
 		goto head;
 	s->st.in_order_takes++;
 	/* the packets it passes are numbered first, so that they are the ones the
 	 * receiver waits for, as they leave on the faster paths (mpt_pktq_take_at
 	 * stops at the same packet) */
-	for (p = s->squeue.head; p && p->next && (end += p->len) <= lead; p = p->next)
+	for (p = q->head; p && p->next && (end += p->len) <= lead; p = p->next)
 		mpt_session_number(s, p);
-	p = mpt_pktq_take_at(&s->squeue, lead);
+	p = mpt_pktq_take_at(q, lead);
 	mpt_session_number(s, p);
 	return p;
 head:
-	p = mpt_pktq_pop(&s->squeue);
+	p = mpt_pktq_pop(q);
 	mpt_session_number(s, p);
 	return p;
 }
@@ -360,21 +360,33 @@ static void schedule_held(struct mpt_session *s, struct mpt_sched_ctx *ctx,
 				break;
 			pkt = mpt_fhold_pop(h, i);
 			mpt_session_number(s, pkt);
+			mpt_sparse_bulk_sent(&s->sparse, pkt->len, s->d->pool.mtu);
 			mpt_session_dispatch(s, pkt, mask);
 		}
 	}
 }
 
+/* q's head packet, set aside with its flow (flowhold.h): from the sparse lane, its
+ * flow now waits as bulk (sparse.h). */
+static void set_aside(struct mpt_session *s, struct mpt_pktq *q)
+{
+	struct mpt_pkt *pkt = mpt_pktq_pop(q);
+
+	if (q != &s->squeue)
+		mpt_sparse_bulk(&s->sparse, pkt);
+	mpt_fhold_add(&s->fhold, pkt);
+}
+
 /*
- * The head packet was held. A scheduler that pins flows holds only its flow: the
+ * Lane q's head packet was held. A scheduler that pins flows holds only its flow: the
  * packet waits aside (flowhold.h) and true says go on with the next. False: the
  * queue holds (a scheduler that does not pin flows, a packet already numbered, one
  * that waits for a path MTU search, every flow slot taken).
  */
-static bool hold_head(struct mpt_session *s, const struct mpt_sched_ctx *ctx,
-		      uint32_t min_fit, uint64_t now)
+static bool hold_head(struct mpt_session *s, struct mpt_pktq *q,
+		      const struct mpt_sched_ctx *ctx, uint32_t min_fit, uint64_t now)
 {
-	struct mpt_pkt *pkt = s->squeue.head;
+	struct mpt_pkt *pkt = q->head;
 
 	s->st.holds++;
 	mpt_standing_update(&s->standing, now, now - pkt->enq_ns +
@@ -383,63 +395,81 @@ static bool hold_head(struct mpt_session *s, const struct mpt_sched_ctx *ctx,
 	    (s->fhold.nslots == MPT_FHOLD_FLOWS &&
 	     mpt_fhold_find(&s->fhold, pkt->meta.flow_hash) < 0))
 		return false;
-	mpt_fhold_add(&s->fhold, mpt_pktq_pop(&s->squeue));
+	set_aside(s, q);
 	return true;
 }
 
 /* The head packet's flow waits aside (flowhold.h): it follows, in its flow's order. */
-static bool follow_held(struct mpt_session *s)
+static bool follow_held(struct mpt_session *s, struct mpt_pktq *q)
 {
-	struct mpt_pkt *pkt = s->squeue.head;
+	struct mpt_pkt *pkt = q->head;
 
 	if (!s->fhold.nslots || pkt->dsn != MPT_DSN_UNSET ||
 	    mpt_fhold_find(&s->fhold, pkt->meta.flow_hash) < 0)
 		return false;
-	mpt_fhold_add(&s->fhold, mpt_pktq_pop(&s->squeue));
+	set_aside(s, q);
 	return true;
 }
 
 /*
- * Hand queued packets to paths. The views are built once per call: while packets
- * move only the chosen path's in-flight changes (nothing is sent or acked here), so
- * the loop updates that field and the queue length instead of rebuilding them.
+ * Hand lane q's packets to paths; false when its head is held (the lanes behind it
+ * wait: a flow's sparse packets go before its bulk ones). The views are built once per
+ * call: while packets move only the chosen path's in-flight changes (nothing is sent
+ * or acked here), so the loop updates that field and the queue length instead of
+ * rebuilding them.
  */
-void mpt_session_schedule(struct mpt_session *s, struct mpt_sched_ctx *ctx,
-			  uint32_t usable, uint32_t min_fit, uint64_t now)
+static bool serve_lane(struct mpt_session *s, struct mpt_pktq *q, struct mpt_sched_ctx *ctx,
+		       uint32_t usable, uint32_t min_fit, uint64_t now)
 {
 	const struct mpt_sched_ops *ops = s->sched;
+	bool bulk = q == &s->squeue;
 
-	if (s->fhold.nslots)
-		schedule_held(s, ctx, usable, min_fit, now);
-	while (s->squeue.head) {
+	while (q->head) {
 		struct mpt_pkt *pkt;
 		uint32_t mask;
 
-		ctx->queue_pkts = s->squeue.pkts;
-		ctx->queue_bytes = s->squeue.bytes;
+		ctx->queue_pkts = s->squeue.pkts + s->sparse.q.pkts;
+		ctx->queue_bytes = s->squeue.bytes + s->sparse.q.bytes;
 		if (ops->tick && now >= s->next_tick_ns) {
 			ops->tick(s->sched_priv, ctx);
 			s->next_tick_ns = now + ops->tick_ns;
 		}
-		if (follow_held(s))
+		if (follow_held(s, q))
 			continue;
-		if (s->squeue.head->len <= min_fit)
-			mask = ops->pick(s->sched_priv, ctx, &s->squeue.head->meta) & usable;
+		if (q->head->len > min_fit && !bulk) {	/* the bulk lane's MTU handling */
+			mpt_sparse_demote(&s->sparse, &s->squeue);
+			return true;
+		}
+		if (q->head->len <= min_fit)
+			mask = ops->pick(s->sched_priv, ctx, &q->head->meta) & usable;
 		else
 			mask = mpt_session_pick_fitting(s, ctx, usable, now);
 		if (mask == MPT_PICK_DROPPED)
 			continue;
 		if (!mask) {
-			if (hold_head(s, ctx, min_fit, now))
+			if (hold_head(s, q, ctx, min_fit, now))
 				continue;
-			break;
+			return false;
 		}
-		pkt = take(s, ctx, mask);
+		pkt = take(s, q, ctx, mask);
+		if (bulk)	/* the sparse lane's round clock (sparse.h) */
+			mpt_sparse_bulk_sent(&s->sparse, pkt->len, s->d->pool.mtu);
 		mpt_standing_update(&s->standing, now, now - pkt->enq_ns +
 				    mpt_session_path_queueing(&s->views[__builtin_ctz(mask)]));
 		ctx->standing = s->standing.on;
 		mpt_session_dispatch(s, pkt, mask);
 	}
+	return true;
+}
+
+/* The held flows, the sparse-flow lane (sparse.h), the bulk lane, the rules' queues. */
+void mpt_session_schedule(struct mpt_session *s, struct mpt_sched_ctx *ctx,
+			  uint32_t usable, uint32_t min_fit, uint64_t now)
+{
+	if (s->fhold.nslots)
+		schedule_held(s, ctx, usable, min_fit, now);
+	if (serve_lane(s, &s->sparse.q, ctx, usable, min_fit, now))
+		serve_lane(s, &s->squeue, ctx, usable, min_fit, now);
 	if (s->rules)		/* steering rules: their queues (session_rules.c) */
 		mpt_rules_schedule(s, ctx, usable, min_fit, now);
 }
@@ -568,7 +598,7 @@ void mpt_session_arm(struct mpt_session *s, uint64_t now)
 	at = earliest(at, mpt_reorder_next_deadline(&s->reorder));
 	if (s->rtxq.head)		/* waiting for room: a slow retry in case nothing else */
 		at = earliest(at, now + 10 * MPT_NSEC_PER_MSEC);
-	if (s->squeue.head && s->sched->tick)
+	if ((s->squeue.head || s->sparse.q.head) && s->sched->tick)
 		at = earliest(at, s->next_tick_ns);
 	if (s->rules)
 		at = earliest(at, mpt_rules_deadline(s));

@@ -74,8 +74,8 @@ void mpt_session_sched_ctx(struct mpt_session *s, struct mpt_sched_ctx *ctx, uin
 	ctx->paths = s->views;
 	ctx->npaths = s->npaths;
 	ctx->now = now;
-	ctx->queue_pkts = s->squeue.pkts;
-	ctx->queue_bytes = s->squeue.bytes;
+	ctx->queue_pkts = s->squeue.pkts + s->sparse.q.pkts;
+	ctx->queue_bytes = s->squeue.bytes + s->sparse.q.bytes;
 	ctx->standing = s->standing.on;
 	ctx->rng = &s->rng;
 }

@@ -267,8 +267,9 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 	mpt_ctl_outf(out, "session.%u.cc=%s", si, s->d->cfg.cc);
 	mpt_ctl_outf(out, "session.%u.age_ms=%llu", si, (unsigned long long)(s->cur.valid ?
 		     (now - s->established_ns) / MPT_NSEC_PER_MSEC : 0));
-	mpt_ctl_outf(out, "session.%u.queue_pkts=%u", si, s->squeue.pkts);
-	mpt_ctl_outf(out, "session.%u.queue_bytes=%llu", si, (unsigned long long)s->squeue.bytes);
+	mpt_ctl_outf(out, "session.%u.queue_pkts=%u", si, s->squeue.pkts + s->sparse.q.pkts);
+	mpt_ctl_outf(out, "session.%u.queue_bytes=%llu", si,
+		     (unsigned long long)(s->squeue.bytes + s->sparse.q.bytes));
 	mpt_ctl_outf(out, "session.%u.tx_pkts=%llu", si, (unsigned long long)s->st.tun_rx_pkts);
 	mpt_ctl_outf(out, "session.%u.tx_bytes=%llu", si, (unsigned long long)s->st.tun_rx_bytes);
 	mpt_ctl_outf(out, "session.%u.rx_pkts=%llu", si, (unsigned long long)s->st.tun_tx_pkts);
@@ -285,6 +286,8 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 	mpt_ctl_outf(out, "session.%u.flow_held_pkts=%u", si, s->fhold.pkts);
 	mpt_ctl_outf(out, "session.%u.in_order_takes=%llu", si,
 		     (unsigned long long)s->st.in_order_takes);
+	mpt_ctl_outf(out, "session.%u.sparse_pkts=%llu", si,
+		     (unsigned long long)s->st.sparse_pkts);
 	mpt_ctl_outf(out, "session.%u.queue_standing=%d", si, s->standing.on);
 	mpt_ctl_outf(out, "session.%u.repairs=%llu", si, (unsigned long long)s->st.repairs);
 	mpt_ctl_outf(out, "session.%u.repair_late=%llu", si,
@@ -362,7 +365,7 @@ static void dump_session_summary(struct mpt_ctl_out *out, const struct mpt_sessi
 	mpt_ctl_outf(out, "session.%u.sched=%s", si, s->sched->name);
 	mpt_ctl_outf(out, "session.%u.age_ms=%llu", si, (unsigned long long)(s->cur.valid ?
 		     (now - s->established_ns) / MPT_NSEC_PER_MSEC : 0));
-	mpt_ctl_outf(out, "session.%u.queue_pkts=%u", si, s->squeue.pkts);
+	mpt_ctl_outf(out, "session.%u.queue_pkts=%u", si, s->squeue.pkts + s->sparse.q.pkts);
 	mpt_ctl_outf(out, "session.%u.tx_bytes=%llu", si, (unsigned long long)s->st.tun_rx_bytes);
 	mpt_ctl_outf(out, "session.%u.rx_bytes=%llu", si, (unsigned long long)s->st.tun_tx_bytes);
 	mpt_ctl_outf(out, "session.%u.paths=%u", si, used);

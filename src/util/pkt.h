@@ -31,6 +31,8 @@ struct mpt_pkt {
 	uint8_t path;			/* path id of the latest send */
 	bool unordered;			/* dsn is of the unordered space: sent as
 					 * DATA_UNORDERED, delivered at once */
+	bool counted;			/* waits counted in its flow's bucket of the
+					 * sparse lane's table (core/sparse.h) */
 	struct mpt_pkt_meta meta;
 	uint8_t buf[];			/* headroom + up to pool->mtu + tailroom */
 };
@@ -76,6 +78,7 @@ static inline struct mpt_pkt *mpt_pkt_alloc(struct mpt_pkt_pool *pool)
 	p->len = 0;
 	p->rtx = 0;
 	p->unordered = false;
+	p->counted = false;
 	return p;
 }
 

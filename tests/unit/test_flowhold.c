@@ -121,6 +121,7 @@ static void fx_init(struct fixture *f, const char *sched, const char *param,
 static void fx_free(struct fixture *f)
 {
 	mpt_pktq_purge(&f->s->squeue, &f->d->pool);
+	mpt_sparse_free(&f->s->sparse, &f->d->pool);
 	mpt_fhold_purge(&f->s->fhold, &f->d->pool);
 	for (unsigned p = 0; p < MPT_MAX_PATHS; p++)
 		mpt_pktq_purge(&f->s->paths[p].txq, &f->d->pool);

@@ -96,6 +96,7 @@ static void h_free(struct harness *h)
 
 		mpt_rules_session_free(s);
 		mpt_pktq_purge(&s->squeue, &h->d->pool);
+		mpt_sparse_free(&s->sparse, &h->d->pool);
 		for (unsigned p = 0; p < MPT_MAX_PATHS; p++)
 			mpt_pktq_purge(&s->paths[p].txq, &h->d->pool);
 		free(s->sched_priv);
