@@ -22,18 +22,6 @@
 #define MS	1000000ULL
 #define T0	(1000 * MS)
 
-static const char conf[] =
-	"[Interface]\n"
-	"Role = ue\n"
-	"PrivateKey = CI39FGvhTMnEClovgoRvXE1rtld7llrWIm+9QDTJz1c=\n"
-	"Address = 10.7.0.2/24\n"
-	"[Path]\nName = lte\nEndpoint = 127.0.0.1:9\n"
-	"[Peer]\nPublicKey = FcezX5QYFnJMSbN1wRb0cjgJ/n1pxrI4h80OBA0/lRM=\n";
-
-static void timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	(void)loop, (void)w, (void)revents;
-}
 
 static struct mpt_pkt *pkt(struct sessiontest *h, uint32_t len, uint64_t dsn, bool rt)
 {
@@ -54,9 +42,7 @@ static void test_realtime_not_paced(void **state)
 	struct mpt_path *p;
 	uint64_t owed;
 
-	sessiontest_init(&h, conf, sizeof(conf) - 1, "cpf", 256, T0);
-	h.d->loop = ev_loop_new(EVFLAG_AUTO);
-	ev_init(&h.s->timer, timer_cb);
+	sessiontest_init_ue(&h, "cpf", T0);
 	p = &h.s->paths[0];
 	p->cc.pacing_rate = rate;
 	p->cc.cwnd = 100000;

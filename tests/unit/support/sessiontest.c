@@ -4,9 +4,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <ev.h>
+
 #include "config.h"
 #include "path.h"
 #include "sessiontest.h"
+
+static void timer_noop(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop, (void)w, (void)revents;
+}
 
 static void die(const char *what, const char *err)
 {
@@ -70,4 +77,21 @@ void sessiontest_free(struct sessiontest *h)
 	free(h->d->txb.buf);
 	mpt_config_free(&h->d->cfg);
 	free(h->d);
+}
+
+void sessiontest_init_ue(struct sessiontest *h, const char *sched, uint64_t now)
+{
+	static const char conf[] =
+		"[Interface]\n"
+		"Role = ue\n"
+		"PrivateKey = CI39FGvhTMnEClovgoRvXE1rtld7llrWIm+9QDTJz1c=\n"
+		"Address = 10.7.0.2/24\n"
+		"[Path]\nName = lte\nEndpoint = 127.0.0.1:9\n"
+		"[Peer]\nPublicKey = FcezX5QYFnJMSbN1wRb0cjgJ/n1pxrI4h80OBA0/lRM=\n";
+
+	sessiontest_init(h, conf, sizeof(conf) - 1, sched, 256, now);
+	h->d->loop = ev_loop_new(EVFLAG_AUTO);
+	if (!h->d->loop)
+		die("event loop", "ev_loop_new failed");
+	ev_init(&h->s->timer, timer_noop);
 }
