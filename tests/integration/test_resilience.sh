@@ -170,6 +170,10 @@ minint=$(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); i
 print('%.2f' % min(i['sum']['bits_per_second'] / 1e6 for i in iv[1:]))" "$TMP/dark.json" 2>/dev/null)
 log "blackhole of path 1 for 3 s: server TCP timeouts ${rto:-0}, anchor dead_by_data" \
 	"$dead0 -> $dead1, slowest 0.5 s interval $minint Mbit/s"
+log "... UE reorder: timeout $(ctl ue session.0.reorder.timeout_us) us (learned" \
+	"$(ctl ue session.0.reorder.learned_us), raises $(ctl ue session.0.reorder.hold_raises))," \
+	"late $(ctl ue session.0.reorder.late), holes skipped $(ctl ue session.0.reorder.holes_skipped);" \
+	"anchor repairs $(ctl anchor session.0.repairs), late $(ctl anchor session.0.repair_late)"
 check "the flow survives path 1 going dark" [ $dark_ok -eq 0 ]
 check "no retransmission timeout at the server" [ "${rto:-0}" -eq 0 ]
 check "the anchor declared path 1 down from its data" [ "${dead1:-0}" -gt "${dead0:-0}" ]
