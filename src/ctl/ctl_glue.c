@@ -234,6 +234,8 @@ static void dump_reorder(struct mpt_ctl_out *out, const struct mpt_session *s)
 	mpt_ctl_outf(out, "session.%u.reorder.holes_skipped=%llu", si,
 		     (unsigned long long)rs->holes_skipped);
 	mpt_ctl_outf(out, "session.%u.reorder.resyncs=%llu", si, (unsigned long long)rs->resyncs);
+	mpt_ctl_outf(out, "session.%u.reorder.holds_extended=%llu", si,
+		     (unsigned long long)rs->holds_extended);
 }
 
 /* A session's keys and handshakes, and its idle life (quiet spells, idle probing). */
