@@ -182,20 +182,23 @@ def dips(series, half, t_from, t_to):
     """The runs of 100 ms samples below `half` that start in (t_from, t_to]:
     [(start, back)], from the start of the first low sample's interval (not before
     t_from) to the time of the first sample back at or above half (as the failover gap
-    has always been measured: the sample that shows the goodput back). A run still
-    going at t_to ends there; one still going at the series' last sample is the
-    flow's end, not a dip, and is left out."""
-    out, start, prev_t = [], None, None
+    has always been measured: the sample that shows the goodput back). A run already
+    going at t_from is not one of them; a run still going at the series' last sample
+    at or above half is the flow's end, not a dip, and is left out."""
+    out, start, prev_t, prev_low = [], None, None, False
     last_good = max([t for t, g in series if g >= half] or [t_from])
     for t, g in series:
         if (start is None and t > t_to) or t > last_good:
             break
-        if start is not None and (g >= half or t > t_to):
-            out.append((start, min(t, t_to)))
+        low = g < half
+        if start is not None and not low:
+            if start != "ongoing":
+                out.append((start, t))
             start = None
-        elif start is None and t > t_from and g < half:
-            start = max(prev_t if prev_t is not None else t_from, t_from)
-        prev_t = t
+        elif start is None and t > t_from and low:
+            start = "ongoing" if prev_low and prev_t is not None and prev_t <= t_from \
+                else max(prev_t if prev_t is not None else t_from, t_from)
+        prev_t, prev_low = t, low
     return out
 
 
@@ -204,10 +207,12 @@ def outage_gaps(server, meta, t_end):
       failover  from the outage until the goodput (100 ms samples) is back above half
                 of the surviving paths' capacity, the first time (0: it never fell
                 below; the whole window if it never came back);
-      restall   the longest dip below that half after the first recovery, until the
-                path is back (e.g. a second stall when the inner TCP's losses come);
-      comeback  the longest dip below that half in the 3 s after the path is back
-                (the path's return costing a stall); None if the run ends before.
+      restall   the longest dip below that half after the first recovery that starts
+                before the path is back (e.g. a second stall when the inner TCP's
+                losses come), measured to its end;
+      comeback  the longest dip below that half that starts in the 3 s after the
+                path is back (the path's return costing a stall); None if the run
+                ends before.
     A single-path run sees only its own path's outages. [] without outages or rates."""
     rates = meta.get("rates") or {}
     events = outages(meta)

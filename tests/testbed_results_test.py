@@ -5,8 +5,10 @@ gap_columns) on made-up 100 ms goodput samples: no network, no lock.
 
 Two 50 Mbit/s paths, path1 blackholed at t = 4 s and back at 7 s, again at 16 s and
 back at 19 s; half of the surviving capacity is 25 Mbit/s. The first outage has a
-300 ms first dip, then a second stall of 200 ms; the second outage a 100 ms dip and a
-stall of 300 ms after the path's return; the flow ends with samples at 0 (not a dip).
+400 ms first dip (back in the 4.4 sample), then stalls of 300 ms and of 400 ms across
+the path's return (a stall of the outage, not of the return); the second outage a
+200 ms dip and a stall of 400 ms after the path's return; the flow ends with samples
+at 0 (not a dip).
 """
 import os
 import sys
@@ -31,6 +33,8 @@ def server_samples(goodput):
 def low(t):
     if 4.1 <= t <= 4.3 or 5.0 <= t <= 5.1:      # first dip 4.0-4.4, second 4.9-5.2
         return 1.0
+    if 6.9 <= t <= 7.1:                         # a stall across the return at 7 s
+        return 2.0
     if t == 16.1:                               # first dip 16.0-16.2
         return 3.0
     if 19.5 <= t <= 19.7:                       # after the return at 19: 19.4-19.8
@@ -55,7 +59,7 @@ class OutageGaps(unittest.TestCase):
         g = results.outage_gaps(server_samples(low), META, 22.0)
         self.assertEqual([x["t"] for x in g], [4.0, 16.0])     # 28 s: after the flow
         self.assertAlmostEqual(g[0]["failover"], 400, delta=1)  # back in the 4.4 sample
-        self.assertAlmostEqual(g[0]["restall"], 300, delta=1)   # 4.9 .. back at 5.2
+        self.assertAlmostEqual(g[0]["restall"], 400, delta=1)   # 6.8 .. back at 7.2
         self.assertAlmostEqual(g[0]["comeback"], 0, delta=1)
         self.assertAlmostEqual(g[1]["failover"], 200, delta=1)
         self.assertAlmostEqual(g[1]["restall"], 0, delta=1)
@@ -65,7 +69,7 @@ class OutageGaps(unittest.TestCase):
         row = results.gap_columns(results.outage_gaps(server_samples(low), META, 22.0))
         self.assertAlmostEqual(row["failover_ms"], 400, delta=1)       # the worst
         self.assertAlmostEqual(row["failover_med_ms"], 300, delta=1)   # median of 2
-        self.assertAlmostEqual(row["restall_ms"], 300, delta=1)
+        self.assertAlmostEqual(row["restall_ms"], 400, delta=1)
         self.assertAlmostEqual(row["comeback_ms"], 400, delta=1)
         self.assertEqual(row["failover_each_ms"], "400 200")
 
