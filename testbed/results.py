@@ -205,8 +205,9 @@ def dips(series, half, t_from, t_to):
 def outage_gaps(server, meta, t_end):
     """Per outage of the run (outages()), a dict of, in ms:
       failover  from the outage until the goodput (100 ms samples) is back above half
-                of the surviving paths' capacity, the first time (0: it never fell
-                below; the whole window if it never came back);
+                of the surviving paths' capacity after its first dip that starts
+                before the path is back (within 5 s), however late it starts (kernel
+                MPTCP's subflow ACKs go on for a while); 0: it never fell below;
       restall   the longest dip below that half after the first recovery that starts
                 before the path is back (e.g. a second stall when the inner TCP's
                 losses come), measured to its end;
@@ -230,7 +231,7 @@ def outage_gaps(server, meta, t_end):
         until = min(t_end, back if back is not None else t0 + 5.0, t0 + 5.0)
         first = dips(series, half, t0, until)
         rec = {"t": t0, "path": name, "failover": 0.0, "restall": 0.0, "comeback": None}
-        if first and first[0][0] <= t0 + 0.3:      # the outage's own dip
+        if first:       # the first dip is the outage's, however late (MPTCP's)
             rec["failover"] = (first[0][1] - t0) * 1e3
             first = first[1:]
         rec["restall"] = max([(b - a) * 1e3 for a, b in first] or [0.0])

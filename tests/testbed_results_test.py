@@ -81,6 +81,15 @@ class OutageGaps(unittest.TestCase):
         self.assertIsNone(g[1]["comeback"])
         self.assertAlmostEqual(g[1]["restall"], 400, delta=1)  # 19.4-19.8; not 19.9-
 
+    def test_late_first_dip_is_the_failover(self):
+        """A dip that starts late (MPTCP's subflows are acknowledged for a while) is
+        still the outage's failover gap, from the outage."""
+        late = lambda t: 2.0 if 4.6 <= t <= 4.8 else low(t) if t > 4.4 else \
+            (45.0 if t > 4.0 else 90.0)
+        g = results.outage_gaps(server_samples(late), META, 22.0)
+        self.assertAlmostEqual(g[0]["failover"], 900, delta=1)  # 4.0 .. back at 4.9
+        self.assertAlmostEqual(g[0]["restall"], 400, delta=1)   # 6.8 .. 7.2
+
     def test_single_path_sees_its_own(self):
         meta = dict(META, kind="single", sched="single:path2")
         self.assertEqual(results.outage_gaps(server_samples(low), meta, 22.0), [])
