@@ -124,9 +124,7 @@ def run_metrics(rundir, meta, constraints):
             for s in rec.get("ss", []) if "rtt_ms" in s and acked[s["dst"]] > 100000]
     for q in (50, 90, 99):
         row["rtt_p%d" % q] = percentile(rtts, q / 100)
-    gap = failover_gap(server, meta, t1)
-    if gap is not None:
-        row["failover_ms"] = gap
+    row.update(gap_columns(outage_gaps(server, meta, t1)))
     for name, pr in (meta.get("probes") or {}).items():
         if pr.get("type") == "voice" and pr.get("planned"):
             row["%s_loss_pct" % name] = pr.get("loss_pct")
@@ -160,42 +158,112 @@ def goodput_series(server, direction):
 
 
 def outages(meta):
-    """[(t, path name)] of the schedule steps that took a path out in the flow's
-    direction: down, or 100% loss (a blackhole, no netlink event)."""
+    """[(t, path name, t back or None)] of the schedule steps that took a path out in
+    the flow's direction (down, or 100% loss: a blackhole, no netlink event), each
+    with the time of the path's next step that brought it back (None: not in the
+    run)."""
     names = list(meta.get("rates") or meta.get("ifaces") or [])
     d = meta.get("direction", "down")
-    out = []
-    for e in meta.get("schedule_applied", []):
+    out, steps = [], [e for e in meta.get("schedule_applied", []) if not e.get("error")]
+    for k, e in enumerate(steps):
         ch = e.get("change", {})
-        if e.get("error") or not (ch.get("down") is True or ch.get("loss_%s_pct" % d, 0) >= 100):
+        if not (ch.get("down") is True or ch.get("loss_%s_pct" % d, 0) >= 100):
             continue
-        if 0 < e["path"] <= len(names):
-            out.append((e["t"], names[e["path"] - 1]))
+        if not 0 < e["path"] <= len(names):
+            continue
+        back = next((f["t"] for f in steps[k + 1:] if f["path"] == e["path"] and
+                     (f["change"].get("down") is False or
+                      f["change"].get("loss_%s_pct" % d, 100) < 100)), None)
+        out.append((e["t"], names[e["path"] - 1], back))
+    return out
+
+
+def dips(series, half, t_from, t_to):
+    """The runs of 100 ms samples below `half` that start in (t_from, t_to]:
+    [(start, back)], from the start of the first low sample's interval (not before
+    t_from) to the time of the first sample back at or above half (as the failover gap
+    has always been measured: the sample that shows the goodput back). A run already
+    going at t_from is not one of them; a run still going at the series' last sample
+    at or above half is the flow's end, not a dip, and is left out."""
+    out, start, prev_t, prev_low = [], None, None, False
+    last_good = max([t for t, g in series if g >= half] or [t_from])
+    for t, g in series:
+        if (start is None and t > t_to) or t > last_good:
+            break
+        low = g < half
+        if start is not None and not low:
+            if start != "ongoing":
+                out.append((start, t))
+            start = None
+        elif start is None and t > t_from and low:
+            start = "ongoing" if prev_low and prev_t is not None and prev_t <= t_from \
+                else max(prev_t if prev_t is not None else t_from, t_from)
+        prev_t, prev_low = t, low
+    return out
+
+
+def outage_gaps(server, meta, t_end):
+    """Per outage of the run (outages()), a dict of, in ms:
+      failover  from the outage until the goodput (100 ms samples) is back above half
+                of the surviving paths' capacity after its first dip that starts
+                before the path is back (within 5 s), however late it starts (kernel
+                MPTCP's subflow ACKs go on for a while); 0: it never fell below;
+      restall   the longest dip below that half after the first recovery that starts
+                before the path is back (e.g. a second stall when the inner TCP's
+                losses come), measured to its end;
+      comeback  the longest dip below that half that starts in the 3 s after the
+                path is back (the path's return costing a stall); None if the run
+                ends before.
+    A single-path run sees only its own path's outages. [] without outages or rates."""
+    rates = meta.get("rates") or {}
+    events = outages(meta)
+    single = meta.get("sched", "")[7:] if meta.get("kind") == "single" else None
+    if single:
+        events = [e for e in events if e[1] == single]
+    if not events or not rates:
+        return []
+    series = goodput_series(server, meta.get("direction", "down"))
+    out = []
+    for t0, name, back in events:
+        if t0 >= t_end - 0.5:
+            continue
+        half = 0.5 * sum(r for p, r in rates.items() if p != name)
+        until = min(t_end, back if back is not None else t0 + 5.0, t0 + 5.0)
+        first = dips(series, half, t0, until)
+        rec = {"t": t0, "path": name, "failover": 0.0, "restall": 0.0, "comeback": None}
+        if first:       # the first dip is the outage's, however late (MPTCP's)
+            rec["failover"] = (first[0][1] - t0) * 1e3
+            first = first[1:]
+        rec["restall"] = max([(b - a) * 1e3 for a, b in first] or [0.0])
+        if back is not None and back < t_end - 0.5:
+            com = dips(series, half, back, min(t_end, back + 3.0))
+            rec["comeback"] = max([(b - a) * 1e3 for a, b in com] or [0.0])
+        out.append(rec)
     return out
 
 
 def failover_gap(server, meta, t_end):
-    """The longest failover gap of a run, ms: from an outage until the goodput (100 ms
-    samples) is back above half of the surviving paths' capacity; 0 when it never fell
-    below; None without outages or rates."""
-    rates = meta.get("rates") or {}
-    events = outages(meta)
-    single = meta.get("sched", "")[7:] if meta.get("kind") == "single" else None
-    if single:                  # a single-path run sees only its own path's outages
-        events = [e for e in events if e[1] == single]
-    if not events or not rates:
-        return None
-    series = goodput_series(server, meta.get("direction", "down"))
-    worst = 0.0
-    for t0, name in events:
-        half = 0.5 * sum(r for p, r in rates.items() if p != name)
-        after = [(t, g) for t, g in series if t0 < t <= min(t_end, t0 + 5.0)]
-        dip = next((i for i, (_, g) in enumerate(after) if g < half), None)
-        if dip is None:
-            continue
-        back = next((t for t, g in after[dip:] if g >= half), None)
-        worst = max(worst, ((back if back is not None else min(t_end, t0 + 5.0)) - t0) * 1e3)
-    return worst
+    """The longest failover gap of a run, ms (outage_gaps' failover); None without
+    outages or rates."""
+    gaps = outage_gaps(server, meta, t_end)
+    return max(g["failover"] for g in gaps) if gaps else None
+
+
+def gap_columns(gaps):
+    """The summary's outage columns from outage_gaps(): failover_ms the worst outage
+    of the run (its longest first dip), failover_med_ms the median outage, restall_ms
+    the longest later dip within an outage, comeback_ms the longest dip after a return,
+    failover_each_ms the list."""
+    if not gaps:
+        return {}
+    fo = [g["failover"] for g in gaps]
+    row = {"failover_ms": max(fo), "failover_med_ms": median(fo),
+           "restall_ms": max(g["restall"] for g in gaps),
+           "failover_each_ms": " ".join("%.0f" % v for v in fo)}
+    cb = [g["comeback"] for g in gaps if g["comeback"] is not None]
+    if cb:
+        row["comeback_ms"] = max(cb)
+    return row
 
 
 def path_violation_share(rundir, t0, t1, max_rtt_ms):
@@ -266,7 +334,8 @@ def write_summary(outdir, rows):
 def format_table(agg, paths):
     cols = ["tput_%s" % p for p in paths] + ["tput_total", "goodput", "completion_s",
                                              "rtt_p50", "rtt_p99", "viol_rtt", "viol_path", "viol_rate", "jain",
-                                             "cheap_share", "failover_ms"] + ["mb_%s" % p for p in paths]
+                                             "cheap_share", "failover_ms", "failover_med_ms",
+                                             "restall_ms", "comeback_ms"] + ["mb_%s" % p for p in paths]
     for g in agg:       # the probes' columns (scenario.py 'probes'), in first-seen order
         cols += [k[:-5] for k in g if k.endswith("_mean") and k[:-5] not in cols and
                  k[:-5].endswith(("_loss_pct", "_owd_p99", "_rtt_p99"))]
@@ -315,4 +384,21 @@ def format_ratios(agg):
     if lines:
         lines.insert(0, "ratios (>1 is better than the reference%s):" % (
             "; completion: reference time / ours" if transfer else ""))
-    return "\n".join(lines)
+    return "\n".join(lines + format_gaps(agg))
+
+
+def format_gaps(agg):
+    """The outage figures of each run kind, medians over its runs (ms): the worst and
+    the median outage's failover gap, the longest later stall, the longest dip after
+    a path's return. Empty without outages."""
+    gs = [g for g in agg if g.get("failover_ms_median") is not None]
+    if not gs:
+        return []
+    lines = ["outages (ms, median over the runs): failover worst / median outage, "
+             "later stall, after the return:"]
+    for g in sorted(gs, key=lambda g: (g["cc"], g["sched"])):
+        cb = g.get("comeback_ms_median")
+        lines.append("  %-6s %-14s %6.0f / %6.0f   stall %6.0f   return %s" % (
+            g["cc"], g["sched"], g["failover_ms_median"], g["failover_med_ms_median"],
+            g["restall_ms_median"], "-" if cb is None else "%.0f" % cb))
+    return lines

@@ -117,6 +117,7 @@ struct mpt_path {
 	uint8_t status_repeat;		/* UE: probes still to repeat an "in use" */
 	bool alive;			/* round trips proven recently */
 	uint64_t last_rx_ns;		/* the latest proof */
+	uint64_t last_data_rx_ns;	/* the latest DATA frame received on it */
 	uint64_t last_auth_rx_ns;	/* the latest authenticated packet, any kind */
 	uint64_t alive_since_ns;	/* when it last became alive */
 	bool rtt_fresh;			/* an RTT sample since then */

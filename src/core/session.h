@@ -303,6 +303,9 @@ void mpt_session_set_alive(struct mpt_session *s, struct mpt_path *p, bool alive
 
 /* Loss recovery and dead paths (session_repair.c; check_dead: session_timer.c). */
 uint64_t mpt_session_hold_ns(const struct mpt_session *s);
+/* The reorder buffer's timer: give up the holes that are due, unless a path that went
+ * dark left them and its repairs are still on their way (session_repair.c). */
+void mpt_session_reorder_timeout(struct mpt_session *s, uint64_t now);
 void mpt_session_collect_lost(struct mpt_session *s, struct mpt_path *p, uint64_t now);
 void mpt_session_repair(struct mpt_session *s, struct mpt_path_view *views,
 			const struct mpt_sched_ctx *ctx, uint64_t now);

@@ -20,6 +20,21 @@
  * bring it back. The inner transport then sees a gap of about one round trip, not a
  * retransmission timeout. The timer checks it (session_timer.c: mpt_session_check_dead);
  * the losses of every path come here (mpt_session_on_losses).
+ *
+ * The receiver's side of a dark path (mpt_session_reorder_timeout): the holes it
+ * leaves are repaired only once the sender has declared it dead, 1.5 probe timeouts
+ * after it fell silent, and the repairs have crossed a live path behind what that path
+ * has in flight: later than the usual hold (twice the largest RTT). A hole given up
+ * before its repair comes reaches the end-to-end transport as a loss: it re-sends the
+ * whole dark window (~160 segments on outage.json's 50 Mbit/s paths), which then
+ * waits in the sender's scheduler queue beside the repairs, and fills it until it
+ * drops (the second stall after an outage). So when a hole comes due while a path
+ * that carried data up to the hole has been silent since, the receiver holds it until
+ * that path's repairs can be there (dark_hold_until), and each repair that fills a
+ * hole restarts the hold for the next (mpt_reorder_set_fill_restarts): the end-to-end
+ * transport sees progress, its ACK clock runs. The first wait is capped
+ * (MPT_DARK_HOLD_MAX_NS) below the end-to-end transport's least retransmission
+ * timeout, for the case the repairs never come.
  */
 #include "arrival.h"
 #include "daemon.h"
@@ -29,6 +44,10 @@
 
 #define MPT_DEAD_FLOOR_NS	(30 * MPT_NSEC_PER_MSEC)
 #define MPT_DEAD_STALE_NS	(500 * MPT_NSEC_PER_MSEC)	/* 1.5 x kInitialRtt */
+/* The longest a dark path's hole is held from when it appeared: the inner TCP's least
+ * retransmission timeout is 200 ms (Linux TCP_RTO_MIN; RFC 6298 2.4 asks 1 s), a hole
+ * given up by then leaves its duplicate ACKs 50 ms to reach the sender. */
+#define MPT_DARK_HOLD_MAX_NS	(150 * MPT_NSEC_PER_MSEC)
 
 /* How long the receiver holds a hole: mpt_reorder_hold_repair over the up paths'
  * RTTs, as the receiving side computes it from its own (session_rx.c). */
@@ -46,6 +65,52 @@ uint64_t mpt_session_hold_ns(const struct mpt_session *s)
 					       cfg->reorder_max_hold_ns);
 	return mpt_reorder_hold_from_rtts(srtt, n, cfg->reorder_margin_ns,
 					  cfg->reorder_max_hold_ns);
+}
+
+/* How long a sender takes to declare p dead once it falls silent (dead_after, for a
+ * path with a fresh RTT), as the receiver estimates it from its own side of p. */
+static uint64_t detect_ns(const struct mpt_path *p)
+{
+	return MPT_MAX(3 * mpt_recovery_pto(&p->rec) / 2, MPT_DEAD_FLOOR_NS);
+}
+
+/* When the repairs of a path that went dark can be at the receiver (0: no such path):
+ * a path that delivered data until about when the hole at next appeared (within the
+ * largest RTT) and none since for at least half the hold is dark; its holes are repaired once
+ * its sender has found it dead (detect_ns after its last packet) and the repairs
+ * crossed a live path behind what it has in flight (twice the largest RTT), plus
+ * ReorderMargin. At most MPT_DARK_HOLD_MAX_NS (and ReorderMaxHold) after the hole
+ * appeared. */
+static uint64_t dark_hold_until(const struct mpt_session *s, uint64_t now)
+{
+	const struct mpt_config *cfg = &s->d->cfg;
+	const struct mpt_reorder *rb = &s->reorder;
+	uint64_t since = rb->hole_since_ns, hi = 0, until = 0;
+
+	for (unsigned i = 0; i < s->npaths; i++)
+		if (s->paths[i].used && s->paths[i].alive && s->paths[i].rec.have_rtt)
+			hi = MPT_MAX(hi, s->paths[i].rec.srtt_ns);
+	for (unsigned i = 0; i < s->npaths; i++) {
+		const struct mpt_path *p = &s->paths[i];
+		uint64_t last = p->last_data_rx_ns;
+
+		if (!p->used || !last || last + hi < since ||
+		    now - last < mpt_reorder_hold_now(rb) / 2)
+			continue;
+		until = MPT_MAX(until, last + detect_ns(p) + 2 * hi + cfg->reorder_margin_ns);
+	}
+	return MPT_MIN(until, since + MPT_MIN(MPT_DARK_HOLD_MAX_NS, cfg->reorder_max_hold_ns));
+}
+
+void mpt_session_reorder_timeout(struct mpt_session *s, uint64_t now)
+{
+	uint64_t due = mpt_reorder_next_deadline(&s->reorder);
+
+	if (!due || now < due)
+		return;
+	if (s->d->cfg.recovery == MPT_RECOVERY_RETRANSMIT)
+		mpt_reorder_hold_until(&s->reorder, dark_hold_until(s, now));
+	mpt_reorder_on_timeout(&s->reorder, now);
 }
 
 /* How long after the receiver gives up on a hole the end-to-end transport can repair
@@ -157,9 +222,7 @@ void mpt_session_repair(struct mpt_session *s, struct mpt_path_view *views,
  * queues it meets now): then 1.5 x RFC 9002's initial RTT at least. */
 static uint64_t dead_after(const struct mpt_path *p)
 {
-	uint64_t floor = p->rtt_fresh ? MPT_DEAD_FLOOR_NS : MPT_DEAD_STALE_NS;
-
-	return MPT_MAX(3 * mpt_recovery_pto(&p->rec) / 2, floor);
+	return p->rtt_fresh ? detect_ns(p) : MPT_MAX(detect_ns(p), MPT_DEAD_STALE_NS);
 }
 
 uint64_t mpt_session_dead_deadline(const struct mpt_path *p)

@@ -190,6 +190,7 @@ static void on_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt **
 	pkt->len = (uint32_t)f->u.data.pkt_len;
 	pkt->dsn = f->u.data.dsn;
 	p->st.data_rx++;
+	p->last_data_rx_ns = now;
 	mpt_session_note_activity(s, now);
 	mpt_session_data_seen(s, now);
 	if (!source_allowed(s, pkt->data, pkt->len)) {
@@ -217,6 +218,8 @@ static void update_hold(struct mpt_session *s, uint64_t now)
 		return;
 	s->hold_update_ns = now;
 	mpt_reorder_set_hold(&s->reorder, mpt_session_hold_ns(s));
+	mpt_reorder_set_fill_restarts(&s->reorder,
+				      s->d->cfg.recovery == MPT_RECOVERY_RETRANSMIT);
 }
 
 /* The newest packet of the path arrived at local: its replies leave from there (the

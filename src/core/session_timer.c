@@ -192,7 +192,7 @@ void mpt_session_on_timer(struct mpt_session *s, uint64_t now)
 		}
 	}
 	mpt_session_liveness(s, now);
-	mpt_reorder_on_timeout(&s->reorder, now);
+	mpt_session_reorder_timeout(s, now);
 	mpt_session_expire_keys(s, now);
 	if (cfg->role == MPT_ROLE_UE) {
 		if (s->cur.valid && !s->hs.pending && s->last_auth_rx_ns &&

@@ -238,6 +238,8 @@ static void dump_reorder(struct mpt_ctl_out *out, const struct mpt_session *s)
 	mpt_ctl_outf(out, "session.%u.reorder.resyncs=%llu", si, (unsigned long long)rs->resyncs);
 	mpt_ctl_outf(out, "session.%u.reorder.hold_raises=%llu", si,
 		     (unsigned long long)rs->hold_raises);
+	mpt_ctl_outf(out, "session.%u.reorder.holds_extended=%llu", si,
+		     (unsigned long long)rs->holds_extended);
 }
 
 /* A session's keys and handshakes, and its idle life (quiet spells, idle probing). */

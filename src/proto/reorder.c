@@ -16,8 +16,8 @@
  *
  * The hole at next became visible when the earliest still-held packet arrived:
  * hole_since is the minimum arrival time of the held packets, and the hole is given
- * up at hole_since + hold. Scans over [next, high] happen only when held packets
- * leave, and high - next < cap.
+ * up at hole_since + hold (deadline(): or later, after a fill or a hold_until).
+ * Scans over [next, high] happen only when held packets leave, and high - next < cap.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -161,6 +161,8 @@ void mpt_reorder_flush(struct mpt_reorder *rb)
 	clear_history(rb);
 	rb->synced = false;
 	rb->stale_run = 0;
+	rb->fill_ns = 0;
+	rb->hold_until_ns = 0;
 }
 
 static void resync(struct mpt_reorder *rb, uint64_t dsn)
@@ -271,6 +273,8 @@ int mpt_reorder_insert(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t
 
 	s = slot_of(rb, dsn);
 	if (dsn == rb->next) {
+		if (rb->nheld)
+			rb->fill_ns = now;	/* a hole filled: progress */
 		s->done_dsn = dsn;
 		rb->next++;
 		rb->st.in_order++;
@@ -298,17 +302,38 @@ int mpt_reorder_insert(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t
 	return 0;
 }
 
+/* When the hole at next is given up (nheld > 0). */
+static uint64_t deadline(const struct mpt_reorder *rb)
+{
+	uint64_t from = rb->hole_since_ns;
+
+	if (rb->fill_restarts && rb->fill_ns > from)
+		from = rb->fill_ns;
+	return MPT_MAX(from + mpt_reorder_hold_now(rb), rb->hold_until_ns);
+}
+
 uint64_t mpt_reorder_next_deadline(const struct mpt_reorder *rb)
 {
-	if (!rb->nheld)
-		return 0;
-	return rb->hole_since_ns + mpt_reorder_hold_now(rb);
+	return rb->nheld ? deadline(rb) : 0;
 }
 
 void mpt_reorder_on_timeout(struct mpt_reorder *rb, uint64_t now)
 {
-	while (rb->nheld && rb->hole_since_ns + mpt_reorder_hold_now(rb) <= now)
+	while (rb->nheld && deadline(rb) <= now)
 		skip_hole(rb, MPT_REORDER_TIMEOUT);
+}
+
+void mpt_reorder_hold_until(struct mpt_reorder *rb, uint64_t until_ns)
+{
+	if (rb->nheld && until_ns > deadline(rb))
+		rb->st.holds_extended++;
+	if (until_ns > rb->hold_until_ns)
+		rb->hold_until_ns = until_ns;
+}
+
+void mpt_reorder_set_fill_restarts(struct mpt_reorder *rb, bool on)
+{
+	rb->fill_restarts = on;
 }
 
 void mpt_reorder_set_hold(struct mpt_reorder *rb, uint64_t hold_ns)

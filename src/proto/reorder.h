@@ -58,6 +58,7 @@ struct mpt_reorder_stats {
 	uint64_t resyncs;		/* DSN space restarts (jump beyond the window) */
 	uint64_t hold_raises;		/* late packets of a timed-out hole that raised
 					   the learned hold (see below) */
+	uint64_t holds_extended;	/* holes held past the hold (mpt_reorder_hold_until) */
 };
 
 struct mpt_reorder_slot {
@@ -77,6 +78,7 @@ struct mpt_reorder {
 	uint64_t margin_ns;
 	mpt_reorder_release_fn release;
 	void *arg;
+	bool fill_restarts;		/* the hold restarts when a hole is filled */
 
 	/* runtime */
 	uint64_t hold_ns;		/* current adaptive hold, <= max_hold_ns */
@@ -87,6 +89,8 @@ struct mpt_reorder {
 	uint64_t high;			/* highest DSN held (valid when nheld > 0) */
 	uint32_t nheld;
 	uint64_t hole_since_ns;		/* when the hole at `next` became visible */
+	uint64_t fill_ns;		/* when a packet last filled the hole at `next` */
+	uint64_t hold_until_ns;		/* no hole is given up before (hold_until) */
 	uint32_t stale_run;
 	struct mpt_reorder_slot *slot;	/* cap entries, indexed by dsn & (cap - 1) */
 
@@ -113,10 +117,21 @@ void mpt_reorder_free(struct mpt_reorder *rb);
 int mpt_reorder_insert(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t len,
 		       uint64_t now);
 
-/* When mpt_reorder_on_timeout() must run next; 0 = nothing held. */
+/* When mpt_reorder_on_timeout() must run next; 0 = nothing held. The hole at next
+ * is given up hold after it appeared (the earliest held packet's arrival), or, with
+ * fill restarts, hold after a packet last filled the hole at next, if that is later
+ * (holes being repaired one after another: each repair is progress the end-to-end
+ * transport sees); never before the time set by mpt_reorder_hold_until(). */
 uint64_t mpt_reorder_next_deadline(const struct mpt_reorder *rb);
 /* Give up every hole whose hold expired at now, releasing what follows in order. */
 void mpt_reorder_on_timeout(struct mpt_reorder *rb, uint64_t now);
+
+/* Hold every hole until at least until_ns (absolute; earlier or 0: no effect), e.g.
+ * while the repairs of a path that went dark are on their way (session_repair.c).
+ * Counted in holds_extended when it postpones the due hole. */
+void mpt_reorder_hold_until(struct mpt_reorder *rb, uint64_t until_ns);
+/* Restart the hold when a packet fills the hole at next (off after init). */
+void mpt_reorder_set_fill_restarts(struct mpt_reorder *rb, bool on);
 
 /* Release everything held, in order, and forget the DSN space (new session key). */
 void mpt_reorder_flush(struct mpt_reorder *rb);

@@ -157,6 +157,9 @@ recovery_conf retransmit
 # 2. path 1 goes dark for 3 s under a flow
 ip netns exec $NS_SRV nstat -n >/dev/null		# reset the history
 dead0=$(ctl anchor session.0.path.0.dead_by_data)
+retr() { ip netns exec $NS_SRV nstat -a TcpRetransSegs | awk '/TcpRetransSegs/ { print $2 }'; }
+retr0=$(retr); skip0=$(ctl ue session.0.reorder.holes_skipped)
+ext0=$(ctl ue session.0.reorder.holds_extended)
 ip netns exec $NS_UE iperf3 -c 10.2.0.2 -t 8 -R -C cubic -i 0.5 -J > "$TMP/dark.json" 2>&1 &
 IPERF=$!
 sleep 2.5
@@ -169,7 +172,9 @@ dead1=$(ctl anchor session.0.path.0.dead_by_data)
 minint=$(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); iv=d['intervals']; \
 print('%.2f' % min(i['sum']['bits_per_second'] / 1e6 for i in iv[1:]))" "$TMP/dark.json" 2>/dev/null)
 log "blackhole of path 1 for 3 s: server TCP timeouts ${rto:-0}, anchor dead_by_data" \
-	"$dead0 -> $dead1, slowest 0.5 s interval $minint Mbit/s"
+	"$dead0 -> $dead1, slowest 0.5 s interval $minint Mbit/s; server segments re-sent" \
+	"$(( $(retr) - ${retr0:-0} )), the UE's holes given up $(( $(ctl ue session.0.reorder.holes_skipped) - ${skip0:-0} )), held for repairs" \
+	"$(( $(ctl ue session.0.reorder.holds_extended) - ${ext0:-0} ))"
 log "... UE reorder: timeout $(ctl ue session.0.reorder.timeout_us) us (learned" \
 	"$(ctl ue session.0.reorder.learned_us), raises $(ctl ue session.0.reorder.hold_raises))," \
 	"late $(ctl ue session.0.reorder.late), holes skipped $(ctl ue session.0.reorder.holes_skipped);" \

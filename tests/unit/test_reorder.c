@@ -157,6 +157,48 @@ static void test_timeout_release(void **state)
 	mpt_reorder_free(&rb);
 }
 
+/* A dark path's holes (session_repair.c): each repair that fills the hole at next
+ * restarts the hold for the next one (fill restarts), and hold_until keeps every
+ * hole until the repairs can come. Holes 1-3 appear at 10 ms (3 behind them), the
+ * hold is 20 ms: without either rule all three are given up at 30 ms. */
+static void test_fill_restarts_and_hold_until(void **state)
+{
+	struct mpt_reorder rb;
+	struct rec r = { 0 };
+
+	assert_int_equal(mpt_reorder_init(&rb, 64, 100 * MS, 5 * MS, on_release, &r), 0);
+	mpt_reorder_set_hold(&rb, 20 * MS);
+	ins(&rb, 0, 0);
+	ins(&rb, 4, 10 * MS);
+	assert_int_equal(mpt_reorder_next_deadline(&rb), 30 * MS);
+	mpt_reorder_hold_until(&rb, 5 * MS);		/* earlier: no effect */
+	assert_int_equal(rb.st.holds_extended, 0);
+	mpt_reorder_hold_until(&rb, 45 * MS);
+	assert_int_equal(rb.st.holds_extended, 1);
+	assert_int_equal(mpt_reorder_next_deadline(&rb), 45 * MS);
+	mpt_reorder_on_timeout(&rb, 30 * MS);
+	assert_int_equal(r.n, 1);			/* still held */
+	/* the first repair at 40 ms; without fill restarts hole 2 is due at 45 ms */
+	ins(&rb, 1, 40 * MS);
+	check_released(&r, 1, 1, 1, MPT_REORDER_IN_ORDER);
+	assert_int_equal(mpt_reorder_next_deadline(&rb), 45 * MS);
+	mpt_reorder_set_fill_restarts(&rb, true);
+	assert_int_equal(mpt_reorder_next_deadline(&rb), 60 * MS);	/* 40 + 20 */
+	mpt_reorder_on_timeout(&rb, 50 * MS);
+	assert_int_equal(r.n, 2);
+	ins(&rb, 2, 55 * MS);				/* the next repair */
+	assert_int_equal(mpt_reorder_next_deadline(&rb), 75 * MS);
+	/* hole 3's repair never comes: given up a hold after the last fill */
+	mpt_reorder_on_timeout(&rb, 74 * MS);
+	assert_int_equal(r.n, 3);
+	mpt_reorder_on_timeout(&rb, 75 * MS);
+	check_released(&r, 3, 4, 1, MPT_REORDER_TIMEOUT);
+	assert_int_equal(rb.st.holes_skipped, 1);
+	assert_int_equal(rb.st.held, 1);
+	mpt_reorder_free(&rb);
+	(void)state;
+}
+
 static void test_duplicates(void **state)
 {
 	struct mpt_reorder rb;
@@ -551,6 +593,7 @@ int main(void)
 		cmocka_unit_test(test_lazy_slots),
 		cmocka_unit_test(test_hole_filled),
 		cmocka_unit_test(test_timeout_release),
+		cmocka_unit_test(test_fill_restarts_and_hold_until),
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_late_and_stale),

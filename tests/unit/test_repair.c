@@ -11,6 +11,13 @@
  * is sent. It is worth sending until the end-to-end retransmission could be there
  * first: the hold plus the least path RTT (50 ms) plus the age of the scheduler queue's
  * head.
+ *
+ * The receiver's side of the same dark path (mpt_session_reorder_timeout): path0
+ * delivered data until 100 ms, then nothing; packets behind three of its holes (DSNs
+ * 1-3) came on path1 at 105 ms. The usual hold (105 ms) gives the holes up at 210 ms;
+ * path0's sender finds it dead 1.5 PTO (60 ms) after its last packet and the repairs
+ * cross path1 within 2 x 50 ms: the holes are held until 100 + 60 + 100 + 5 = 265 ms,
+ * at most 150 ms after they appeared (255 ms).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -179,6 +186,116 @@ static void test_repair_within_hold(void **state)
 	h_free(&h);
 }
 
+struct released {
+	unsigned n, timeouts;
+	uint64_t dsn[16];
+};
+
+static void on_release(void *arg, uint64_t dsn, void *pkt, uint32_t len,
+		       enum mpt_reorder_why why)
+{
+	struct released *r = arg;
+
+	assert_true(r->n < 16);
+	r->dsn[r->n++] = dsn;
+	r->timeouts += why == MPT_REORDER_TIMEOUT;
+}
+
+/* The receiver: DSN 0 in order at 100 ms, path0 silent after it (dark_at; or still
+ * delivering), DSNs 4 and 5 on path1 at 105 ms. */
+static void rx_init(struct harness *h, struct released *r, uint64_t path0_last)
+{
+	struct mpt_reorder *rb = &h->s->reorder;
+
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(mpt_reorder_init(rb, 64, 250 * MS, 5 * MS, on_release, r), 0);
+	mpt_reorder_set_hold(rb, mpt_session_hold_ns(h->s));
+	assert_int_equal(rb->hold_ns, 105 * MS);
+	mpt_reorder_set_fill_restarts(rb, true);	/* as session_rx.c sets it */
+	assert_int_equal(mpt_reorder_insert(rb, 0, (void *)1, 100, 100 * MS), 0);
+	h->s->paths[0].last_data_rx_ns = path0_last;
+	for (uint64_t dsn = 4; dsn <= 5; dsn++)
+		assert_int_equal(mpt_reorder_insert(rb, dsn, (void *)1, 100, 105 * MS), 0);
+	h->s->paths[1].last_data_rx_ns = 105 * MS;
+	assert_int_equal(mpt_reorder_next_deadline(rb), 210 * MS);
+}
+
+/* The repairs come at 230-260 ms: every hole waits for its repair (fails with the
+ * usual hold alone: three holes given up at 210 ms, the inner TCP re-sends them). */
+static void test_dark_path_holes_wait_for_repairs(void **state)
+{
+	struct harness h;
+	struct released r;
+	struct mpt_reorder *rb;
+
+	(void)state;
+	h_init(&h);
+	rb = &h.s->reorder;
+	rx_init(&h, &r, 100 * MS);
+	mpt_session_reorder_timeout(h.s, 210 * MS);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(rb->st.holds_extended, 1);
+	assert_int_equal(mpt_reorder_next_deadline(rb), 255 * MS);
+	mpt_session_reorder_timeout(h.s, 229 * MS);
+	assert_int_equal(mpt_reorder_insert(rb, 1, (void *)1, 100, 230 * MS), 0);
+	assert_int_equal(mpt_reorder_insert(rb, 2, (void *)1, 100, 231 * MS), 0);
+	/* repairs are progress: the last hole waits a hold after the latest one */
+	assert_int_equal(mpt_reorder_next_deadline(rb), 336 * MS);
+	mpt_session_reorder_timeout(h.s, 259 * MS);
+	assert_int_equal(mpt_reorder_insert(rb, 3, (void *)1, 100, 260 * MS), 0);
+	assert_int_equal(r.n, 6);
+	for (unsigned i = 0; i < 6; i++)
+		assert_int_equal(r.dsn[i], i);
+	assert_int_equal(r.timeouts, 0);
+	assert_int_equal(rb->st.holes_skipped, 0);
+	mpt_reorder_free(rb);
+	h_free(&h);
+}
+
+/* Repairs that never come: the holes go 150 ms after they appeared, before the inner
+ * TCP's least retransmission timeout (200 ms). */
+static void test_dark_path_hold_is_bounded(void **state)
+{
+	struct harness h;
+	struct released r;
+	struct mpt_reorder *rb;
+
+	(void)state;
+	h_init(&h);
+	rb = &h.s->reorder;
+	rx_init(&h, &r, 100 * MS);
+	mpt_session_reorder_timeout(h.s, 210 * MS);
+	mpt_session_reorder_timeout(h.s, 254 * MS);
+	assert_int_equal(r.n, 1);
+	mpt_session_reorder_timeout(h.s, 255 * MS);
+	assert_int_equal(r.n, 3);
+	assert_int_equal(r.timeouts, 2);
+	assert_int_equal(rb->st.holes_skipped, 3);
+	mpt_reorder_free(rb);
+	h_free(&h);
+}
+
+/* An ordinary loss: both paths still deliver (path0's last packet at 200 ms), the
+ * holes are given up after the usual hold. */
+static void test_live_path_holes_keep_the_hold(void **state)
+{
+	struct harness h;
+	struct released r;
+	struct mpt_reorder *rb;
+
+	(void)state;
+	h_init(&h);
+	rb = &h.s->reorder;
+	rx_init(&h, &r, 200 * MS);
+	h.s->paths[1].last_data_rx_ns = 209 * MS;	/* both paths deliver */
+	mpt_session_reorder_timeout(h.s, 210 * MS);
+	assert_int_equal(r.n, 3);
+	assert_int_equal(rb->st.holds_extended, 0);
+	assert_int_equal(rb->st.holes_skipped, 3);
+	mpt_reorder_free(rb);
+	h_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +303,9 @@ int main(void)
 		cmocka_unit_test(test_repair_after_e2e_is_late),
 		cmocka_unit_test(test_queue_wait_counts),
 		cmocka_unit_test(test_repair_within_hold),
+		cmocka_unit_test(test_dark_path_holes_wait_for_repairs),
+		cmocka_unit_test(test_dark_path_hold_is_bounded),
+		cmocka_unit_test(test_live_path_holes_keep_the_hold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
