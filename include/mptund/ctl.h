@@ -262,6 +262,8 @@ enum mpt_ctl_kind {
 	  "packets dropped: older than the duplicate history") \
 	X("session.#.reorder.holes_skipped", COUNTER, "DSNs given up (lost, or they come late)") \
 	X("session.#.reorder.resyncs", COUNTER, "DSN space restarts") \
+	X("session.#.reorder.late_resent", COUNTER, \
+	  "of the late packets, tunnel repairs (they do not raise the learned hold)") \
 	X("session.#.reorder.hold_raises", COUNTER, "late packets of a timed-out hole that raised the learned hold") \
 	X("session.#.reorder.holds_extended", COUNTER, \
 	  "holes held past the hold for the repairs of a path gone dark") \

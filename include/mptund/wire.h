@@ -100,6 +100,8 @@ enum mpt_frame_type {
 	MPT_FRAME_RULES		= 7,	/* anchor -> UE: steering rules; UE -> anchor: ack */
 	MPT_FRAME_DATA_UNORDERED = 8,	/* as DATA, but numbered in a space of its own and
 					 * delivered at once (a rule with Ordered = no) */
+	MPT_FRAME_DATA_RESENT	= 9,	/* as DATA, a tunnel repair: its first copy was
+					 * declared lost (Recovery = retransmit) */
 };
 #define MPT_FRAME_HDR_LEN	3
 #define MPT_FRAME_MAX_BODY	65535

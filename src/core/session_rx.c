@@ -208,7 +208,8 @@ static void on_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt **
 		deliver_unordered(s, pkt);
 		return;
 	}
-	if (mpt_reorder_insert(&s->reorder, pkt->dsn, pkt, pkt->len, now) < 0)
+	if (mpt_reorder_insert_from(&s->reorder, pkt->dsn, pkt, pkt->len, now,
+				    f->type == MPT_FRAME_DATA_RESENT) < 0)
 		mpt_pkt_put(&d->pool, pkt);	/* duplicate or stale: counted there */
 }
 
@@ -299,6 +300,7 @@ void mpt_session_receive(struct mpt_session *s, struct mpt_keyslot *ks,
 		switch (f.type) {
 		case MPT_FRAME_DATA:
 		case MPT_FRAME_DATA_UNORDERED:
+		case MPT_FRAME_DATA_RESENT:
 			eliciting = true;
 			on_data(s, path, &buf, &f, now);
 			break;

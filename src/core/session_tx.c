@@ -103,6 +103,15 @@ static int seal_and_send(struct mpt_session *s, struct mpt_path *p, uint8_t *buf
 	return len;
 }
 
+/* A repair of an ordered packet says so: when it comes after the receiver gave its
+ * hole up, it shows a loss, not reordering its hold should have waited for. */
+static uint8_t data_frame_type(const struct mpt_pkt *pkt)
+{
+	if (pkt->unordered)
+		return MPT_FRAME_DATA_UNORDERED;
+	return pkt->rtx ? MPT_FRAME_DATA_RESENT : MPT_FRAME_DATA;
+}
+
 /*
  * Frame one data packet and seal it into the batch buffer. The frames are built in
  * the packet's own buffer (header room, DATA frame, a piggybacked ACK in the tail
@@ -123,8 +132,7 @@ static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt 
 	/* nothing larger than the path carries: the piggybacked ACK must fit too */
 	cap = MPT_MIN(cap, (size_t)mpt_path_max_datagram(p));
 	ret = mpt_frame_data_encode_as(buf + MPT_WIRE_HDR_LEN, cap - MPT_WIRE_HDR_LEN,
-				       pkt->unordered ? MPT_FRAME_DATA_UNORDERED : MPT_FRAME_DATA,
-				       pkt->dsn, pkt->data, pkt->len);
+				       data_frame_type(pkt), pkt->dsn, pkt->data, pkt->len);
 	if (ret < 0) {
 		mpt_pkt_put(&d->pool, pkt);
 		return;

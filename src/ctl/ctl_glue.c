@@ -236,6 +236,8 @@ static void dump_reorder(struct mpt_ctl_out *out, const struct mpt_session *s)
 	mpt_ctl_outf(out, "session.%u.reorder.holes_skipped=%llu", si,
 		     (unsigned long long)rs->holes_skipped);
 	mpt_ctl_outf(out, "session.%u.reorder.resyncs=%llu", si, (unsigned long long)rs->resyncs);
+	mpt_ctl_outf(out, "session.%u.reorder.late_resent=%llu", si,
+		     (unsigned long long)rs->late_resent);
 	mpt_ctl_outf(out, "session.%u.reorder.hold_raises=%llu", si,
 		     (unsigned long long)rs->hold_raises);
 	mpt_ctl_outf(out, "session.%u.reorder.holds_extended=%llu", si,

@@ -218,7 +218,7 @@ static void learn_hold(struct mpt_reorder *rb, const struct mpt_reorder_slot *s,
 
 /* dsn < next: a late packet, a duplicate, or a sign the sender restarted. */
 static int insert_below(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t len,
-			uint64_t now)
+			uint64_t now, bool resent)
 {
 	struct mpt_reorder_slot *s = slot_of(rb, dsn);
 
@@ -228,10 +228,12 @@ static int insert_below(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_
 			rb->st.duplicate++;
 			return -EEXIST;
 		}
-		/* the slot may hold dsn + cap; only its history changes */
-		learn_hold(rb, s, dsn, now);
+		/* the slot may hold dsn + cap; only its history changes; a late
+		 * repair shows a loss the hold rightly gave up (reorder.h) */
+		learn_hold(rb, resent ? NULL : s, dsn, now);
 		s->done_dsn = dsn;
 		rb->st.late++;
+		rb->st.late_resent += resent;
 		rb->release(rb->arg, dsn, pkt, len, MPT_REORDER_LATE);
 		return 0;
 	}
@@ -246,6 +248,12 @@ static int insert_below(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_
 int mpt_reorder_insert(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t len,
 		       uint64_t now)
 {
+	return mpt_reorder_insert_from(rb, dsn, pkt, len, now, false);
+}
+
+int mpt_reorder_insert_from(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t len,
+			    uint64_t now, bool resent)
+{
 	struct mpt_reorder_slot *s;
 
 	if (!rb->slot && alloc_slots(rb) < 0)
@@ -255,7 +263,7 @@ int mpt_reorder_insert(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t
 		rb->next = dsn;
 	}
 	if (dsn < rb->next) {
-		int ret = insert_below(rb, dsn, pkt, len, now);
+		int ret = insert_below(rb, dsn, pkt, len, now, resent);
 
 		if (ret <= 0)
 			return ret;

@@ -56,6 +56,7 @@ struct mpt_reorder_stats {
 	uint64_t stale;			/* dropped: older than the duplicate history */
 	uint64_t holes_skipped;		/* DSNs given up (lost, or they come late) */
 	uint64_t resyncs;		/* DSN space restarts (jump beyond the window) */
+	uint64_t late_resent;		/* of late, tunnel repairs (DATA_RESENT) */
 	uint64_t hold_raises;		/* late packets of a timed-out hole that raised
 					   the learned hold (see below) */
 	uint64_t holds_extended;	/* holes held past the hold (mpt_reorder_hold_until) */
@@ -116,6 +117,11 @@ void mpt_reorder_free(struct mpt_reorder *rb);
  */
 int mpt_reorder_insert(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t len,
 		       uint64_t now);
+/* As mpt_reorder_insert; resent: the sender re-sent the packet after declaring its
+ * first copy lost (DATA_RESENT). Arriving after its hole was given up, such a repair
+ * does not raise the learned hold (below): it shows a loss, not late reordering. */
+int mpt_reorder_insert_from(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t len,
+			    uint64_t now, bool resent);
 
 /* When mpt_reorder_on_timeout() must run next; 0 = nothing held. The hole at next
  * is given up hold after it appeared (the earliest held packet's arrival), or, with
@@ -148,7 +154,9 @@ void mpt_reorder_flush(struct mpt_reorder *rb);
  * of mpt_reorder_set_hold; it halves after MPT_REORDER_LEARN_DECAY_NS without such a
  * packet. As RACK's reordering window grows when a DSACK shows a retransmission was
  * spurious and resets after 16 recoveries without one (RFC 8985, 6.2 step 4, 7.2): a
- * loss never comes late, so only reordering the hold did not cover raises it.
+ * loss never comes late, so only reordering the hold did not cover raises it. A late
+ * repair (mpt_reorder_insert_from with resent) is a loss the hold rightly gave up:
+ * it raises nothing (a dark path's repairs come hundreds of ms after its holes).
  */
 #define MPT_REORDER_LEARN_DECAY_NS	(10ull * 1000 * 1000 * 1000)
 

@@ -176,7 +176,8 @@ int mpt_frame_data_encode_as(uint8_t *buf, size_t cap, uint8_t type, uint64_t ds
 		return err;
 	if (pkt != dst)
 		memmove(dst, pkt, pkt_len);
-	if (type != MPT_FRAME_DATA && type != MPT_FRAME_DATA_UNORDERED)
+	if (type != MPT_FRAME_DATA && type != MPT_FRAME_DATA_UNORDERED &&
+	    type != MPT_FRAME_DATA_RESENT)
 		return -EINVAL;
 	put_frame_hdr(buf, type, body);
 	mpt_put_u64(buf + MPT_FRAME_HDR_LEN + MPT_DATA_OFF_DSN, dsn);
@@ -504,6 +505,7 @@ int mpt_frame_next(const uint8_t **pos, const uint8_t *end, struct mpt_frame *f)
 		break;
 	case MPT_FRAME_DATA:
 	case MPT_FRAME_DATA_UNORDERED:
+	case MPT_FRAME_DATA_RESENT:
 		why = decode_data(f);
 		break;
 	case MPT_FRAME_ACK:

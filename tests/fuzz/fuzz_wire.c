@@ -28,6 +28,7 @@ static void reencode(const struct mpt_frame *f, const uint8_t *start)
 	switch (f->type) {
 	case MPT_FRAME_DATA:
 	case MPT_FRAME_DATA_UNORDERED:
+	case MPT_FRAME_DATA_RESENT:
 		n = mpt_frame_data_encode_as(out, sizeof(out), f->type, f->u.data.dsn,
 					     f->u.data.pkt, f->u.data.pkt_len);
 		break;

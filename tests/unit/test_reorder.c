@@ -553,6 +553,35 @@ static void test_learned_hold_not_from_overflow(void **state)
 	mpt_reorder_free(&rb);
 }
 
+/* A late repair (DATA_RESENT) raises nothing: its first copy was lost (a dark path's
+ * window, re-sent once the sender declared the path dead, comes 200 ms after its hole
+ * showed), so the hold was right. An original that late raises it to 205 ms, and with
+ * it every later hole would wait that long: the inner TCP's retransmission timeout. */
+static void test_learned_hold_not_from_repairs(void **state)
+{
+	struct mpt_reorder rb;
+	struct rec r = { 0 };
+
+	assert_int_equal(mpt_reorder_init(&rb, 64, 100 * MS, 5 * MS, on_release, &r), 0);
+	mpt_reorder_set_hold(&rb, 10 * MS);
+	ins(&rb, 0, 0);
+	ins(&rb, 3, 1 * MS);			/* 1 and 2 were on the dark path */
+	mpt_reorder_on_timeout(&rb, 11 * MS);
+	assert_int_equal(rb.st.holes_skipped, 2);
+	assert_int_equal(mpt_reorder_insert_from(&rb, 1, P(1), 100, 201 * MS, true), 0);
+	assert_int_equal(r.why[r.n - 1], MPT_REORDER_LATE);
+	assert_int_equal(rb.st.late, 1);
+	assert_int_equal(rb.st.late_resent, 1);
+	assert_int_equal(rb.st.hold_raises, 0);
+	assert_int_equal(mpt_reorder_hold_now(&rb), 10 * MS);
+	/* the same lateness in an original is reordering: it teaches */
+	assert_int_equal(mpt_reorder_insert_from(&rb, 2, P(2), 100, 201 * MS, false), 0);
+	assert_int_equal(rb.st.late_resent, 1);
+	assert_int_equal(rb.st.hold_raises, 1);
+	assert_int_equal(mpt_reorder_hold_now(&rb), 205 * MS);
+	mpt_reorder_free(&rb);
+}
+
 /* A DSN the receiver drops after authentication (the source filter) is offered as
  * NULL and takes its turn: nothing behind it waits for the hold. Without it, 12
  * waits for 11 until the timeout and 11 counts as a skipped hole. */
@@ -604,6 +633,7 @@ int main(void)
 		cmocka_unit_test(test_consumed_dsn),
 		cmocka_unit_test(test_learned_hold),
 		cmocka_unit_test(test_learned_hold_not_from_overflow),
+		cmocka_unit_test(test_learned_hold_not_from_repairs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -148,6 +148,16 @@ static void test_frames_round_trip(void **state)
 		assert_int_equal(uf.type, MPT_FRAME_DATA_UNORDERED);
 		assert_true(uf.u.data.dsn == 7);
 		assert_int_equal(uf.u.data.pkt_len, sizeof(ip));
+		/* DATA_RESENT (a repair): DATA's body under type 9 */
+		up = u;
+		n = mpt_frame_data_encode_as(u, sizeof(u), MPT_FRAME_DATA_RESENT, 8, ip,
+					     sizeof(ip));
+		assert_int_equal(n, MPT_FRAME_HDR_LEN + MPT_DATA_HDR_LEN + sizeof(ip));
+		assert_int_equal(u[0], 9);
+		assert_int_equal(mpt_frame_next(&up, u + n, &uf), 1);
+		assert_int_equal(uf.type, MPT_FRAME_DATA_RESENT);
+		assert_true(uf.u.data.dsn == 8);
+		assert_int_equal(uf.u.data.pkt_len, sizeof(ip));
 	}
 
 	assert_int_equal(mpt_frame_next(&pos, end, &f), 1);
