@@ -177,7 +177,7 @@ log "blackhole of path 1 for 3 s: server TCP timeouts ${rto:-0}, anchor dead_by_
 	"$(( $(ctl ue session.0.reorder.holds_extended) - ${ext0:-0} ))"
 log "... UE reorder: timeout $(ctl ue session.0.reorder.timeout_us) us (learned" \
 	"$(ctl ue session.0.reorder.learned_us), raises $(ctl ue session.0.reorder.hold_raises))," \
-	"late $(ctl ue session.0.reorder.late), holes skipped $(ctl ue session.0.reorder.holes_skipped);" \
+	"late $(ctl ue session.0.reorder.late) (repairs $(ctl ue session.0.reorder.late_resent)), holes skipped $(ctl ue session.0.reorder.holes_skipped);" \
 	"anchor repairs $(ctl anchor session.0.repairs), late $(ctl anchor session.0.repair_late)"
 check "the flow survives path 1 going dark" [ $dark_ok -eq 0 ]
 check "no retransmission timeout at the server" [ "${rto:-0}" -eq 0 ]
