@@ -15,8 +15,9 @@
  * transport repairs it.
  *
  * A dead path is found from data, not only from probes: a path with packets in flight
- * and nothing acknowledged for 1.5 probe timeouts (at least MPT_DEAD_FLOOR_NS) is
- * declared down at once, its packets in flight lost and re-sent elsewhere; probes
+ * and nothing acknowledged for 1.5 probe timeouts (at least MPT_DEAD_FLOOR_NS), and
+ * for a probe timeout after a second packet sent into that silence, is declared down
+ * at once, its packets in flight lost and re-sent elsewhere; probes
  * bring it back. The inner transport then sees a gap of about one round trip, not a
  * retransmission timeout. The timer checks it (session_timer.c: mpt_session_check_dead);
  * the losses of every path come here (mpt_session_on_losses).
@@ -225,13 +226,23 @@ static uint64_t dead_after(const struct mpt_path *p)
 	return p->rtt_fresh ? detect_ns(p) : MPT_MAX(detect_ns(p), MPT_DEAD_STALE_NS);
 }
 
+/* A second packet sent into the silence must have had a probe timeout to be
+ * acknowledged too (mpt_recovery_second_sent): a greedy flow's next packet follows at
+ * once and changes nothing; an idle path's lone lost packet waits for its PTO probe
+ * (about 2 PTO in all). Before, such a path with 16 ms RTT was declared dead 32 ms
+ * after one lost 158-byte packet, its probe still on its way: at 2% loss a dozen
+ * times a minute, and with it the other path down it was the last one up. */
 uint64_t mpt_session_dead_deadline(const struct mpt_path *p)
 {
-	uint64_t since = mpt_recovery_silent_since(&p->rec);
+	uint64_t since = mpt_recovery_silent_since(&p->rec), pto, second;
 
 	if (!since || !p->alive)
 		return 0;
-	return MPT_MAX(since, p->alive_since_ns) + dead_after(p);
+	pto = mpt_recovery_pto(&p->rec);
+	second = mpt_recovery_second_sent(&p->rec);
+	if (!second)
+		second = since + pto;	/* the PTO probe is due then */
+	return MPT_MAX(MPT_MAX(since, p->alive_since_ns) + dead_after(p), second + pto);
 }
 
 void mpt_session_on_losses(struct mpt_session *s, struct mpt_path *p,

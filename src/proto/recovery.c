@@ -178,6 +178,7 @@ void mpt_recovery_declare_all_lost(struct mpt_recovery *r, struct mpt_recovery_e
 	r->in_flight = 0;
 	r->rt_in_flight = 0;
 	r->loss_time_ns = 0;
+	r->nelicit = 0;
 }
 
 uint64_t mpt_recovery_silent_since(const struct mpt_recovery *r)
@@ -186,6 +187,16 @@ uint64_t mpt_recovery_silent_since(const struct mpt_recovery *r)
 	if (!r->in_flight || window_empty(r))
 		return 0;
 	return MPT_MAX(slot(r, r->oldest_pn)->sent_ns, r->last_acked_ns);
+}
+
+uint64_t mpt_recovery_second_sent(const struct mpt_recovery *r)
+{
+	if (!r->in_flight || window_empty(r))
+		return 0;
+	/* the oldest was sent since the latest ACK: it is elicit_ns[0] itself */
+	if (slot(r, r->oldest_pn)->sent_ns >= r->last_acked_ns)
+		return r->nelicit >= 2 ? r->elicit_ns[1] : 0;
+	return r->nelicit >= 1 ? r->elicit_ns[0] : 0;
 }
 
 void mpt_recovery_on_sent(struct mpt_recovery *r, uint64_t pn, uint32_t bytes,
@@ -254,6 +265,8 @@ void mpt_recovery_on_sent_data(struct mpt_recovery *r, uint64_t pn, uint32_t byt
 	if (!bytes)
 		release(r, s, false);	/* not tracked in flight: nothing to wait for */
 
+	if (bytes && r->nelicit < 2)
+		r->elicit_ns[r->nelicit++] = now;
 	r->largest_sent = pn;
 	r->in_flight += bytes;
 	r->sent_pkts++;
@@ -418,8 +431,10 @@ int mpt_recovery_on_ack(struct mpt_recovery *r, const struct mpt_ack_info *ack,
 				largest_newly = true;
 		}
 	}
-	if (ev->acked_pkts)
+	if (ev->acked_pkts) {
 		r->last_acked_ns = now;
+		r->nelicit = 0;
+	}
 	if (r->largest_acked == UINT64_MAX || largest > r->largest_acked)
 		r->largest_acked = largest;
 	if (largest_newly) {

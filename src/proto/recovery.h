@@ -65,6 +65,9 @@ struct mpt_recovery {
 	void (*release)(void *arg, void *data, bool lost);
 	void *release_arg;
 	uint64_t last_acked_ns;		/* latest ACK that acknowledged a packet; 0 none */
+	uint64_t elicit_ns[2];		/* when the first two ack-eliciting packets since
+					 * last_acked_ns were sent (nelicit of them) */
+	uint8_t nelicit;
 
 	/* ring of sent packets indexed by pn & (cap - 1); it starts small and doubles
 	 * when the packets in flight need it, up to max_cap (memory follows the load) */
@@ -101,6 +104,13 @@ void mpt_recovery_declare_all_lost(struct mpt_recovery *r, struct mpt_recovery_e
  * latest acknowledgement and the oldest packet still in flight; 0 when nothing is in
  * flight. A path silent past its PTO-scaled bound is dead (mptund-proto(7)). */
 uint64_t mpt_recovery_silent_since(const struct mpt_recovery *r);
+/* When the second witness of that silence was sent: the earliest ack-eliciting packet
+ * in flight, other than the oldest, sent since the latest acknowledgement; 0 while
+ * there is none. One packet unacknowledged is a loss; two, the later one given its
+ * own round trip, a silence (as RFC 9002 7.6 asks two lost packets for persistent
+ * congestion): an idle path whose one packet was lost is not dead before its PTO probe
+ * could have been acknowledged. */
+uint64_t mpt_recovery_second_sent(const struct mpt_recovery *r);
 
 /* Room in the ring for one more packet (false: too many in flight to track). */
 bool mpt_recovery_can_send(const struct mpt_recovery *r);

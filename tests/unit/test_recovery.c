@@ -412,6 +412,47 @@ static void test_silence_and_declare_all_lost(void **state)
 	mpt_recovery_free(&r);
 }
 
+/* The second witness of a silence: the earliest ack-eliciting packet in flight, other
+ * than the oldest, sent since the latest ACK. */
+static void test_second_sent(void **state)
+{
+	struct mpt_recovery r;
+	struct mpt_rate_sample rs;
+	struct mpt_recovery_event ev;
+
+	(void)state;
+	setup(&r);
+	mpt_recovery_on_sent(&r, 0, PKT, 10 * MS);
+	assert_int_equal(mpt_recovery_second_sent(&r), 0);	/* one packet: a loss */
+	mpt_recovery_on_sent(&r, 1, 0, 11 * MS);		/* an ACK only: no witness */
+	assert_int_equal(mpt_recovery_second_sent(&r), 0);
+	mpt_recovery_on_sent(&r, 2, PKT, 12 * MS);
+	assert_int_equal(mpt_recovery_second_sent(&r), 12 * MS);
+	mpt_recovery_on_sent(&r, 3, PKT, 13 * MS);
+	assert_int_equal(mpt_recovery_second_sent(&r), 12 * MS);
+	/* an ACK of 2 at 30 ms: 0 is still in flight (neither threshold declares it
+	 * lost yet), sent before it, so the first packet sent after the ACK is the
+	 * second witness */
+	do_ack(&r, 2, 2, 0, 30 * MS, &rs, &ev);
+	assert_int_equal(ev.lost_pkts, 0);
+	assert_int_equal(mpt_recovery_second_sent(&r), 0);
+	mpt_recovery_on_sent(&r, 4, PKT, 40 * MS);
+	assert_int_equal(mpt_recovery_second_sent(&r), 40 * MS);
+	/* everything acknowledged: nothing in flight, no silence */
+	do_ack(&r, 0, 4, 0, 50 * MS, &rs, &ev);
+	assert_int_equal(mpt_recovery_second_sent(&r), 0);
+	/* an idle path's lone packet, then its PTO probe */
+	mpt_recovery_on_sent(&r, 5, PKT, 60 * MS);
+	assert_int_equal(mpt_recovery_second_sent(&r), 0);
+	mpt_recovery_on_sent(&r, 6, PKT, 90 * MS);
+	assert_int_equal(mpt_recovery_second_sent(&r), 90 * MS);
+	/* a dead path's window declared lost starts over */
+	mpt_recovery_declare_all_lost(&r, &ev);
+	mpt_recovery_on_sent(&r, 7, PKT, 100 * MS);
+	assert_int_equal(mpt_recovery_second_sent(&r), 0);
+	mpt_recovery_free(&r);
+}
+
 /* rt_in_flight: the bytes of packets marked real-time, out again when they are acked,
  * declared lost or the window is declared lost; only the packet just sent is marked. */
 static void test_realtime_in_flight(void **state)
@@ -459,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_ring_grows),
 		cmocka_unit_test(test_release_once),
 		cmocka_unit_test(test_silence_and_declare_all_lost),
+		cmocka_unit_test(test_second_sent),
 		cmocka_unit_test(test_realtime_in_flight),
 	};
 

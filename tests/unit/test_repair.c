@@ -91,6 +91,46 @@ static void h_free(struct harness *h)
 	free(h->d);
 }
 
+/* When a path is dead from data (mpt_session_dead_deadline). A path of 16 ms RTT,
+ * PTO = 16 + 4 x 8 + 25 = 73 ms (RFC 9002's initial rttvar is srtt / 2): a greedy
+ * flow's packets follow one another, so it is dead 1.5 PTO after the silence began;
+ * an idle path's one packet lost is a loss: not dead before its PTO probe, sent at
+ * 1 PTO, could have been acknowledged (2 PTO). Before, the idle path was dead at 1.5
+ * PTO, its probe still on its way. */
+static void test_dead_needs_two_packets(void **state)
+{
+	struct mpt_path p;
+	uint64_t pto, t = 1000 * MS;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(mpt_recovery_init(&p.rec, NULL, 64), 0);
+	p.alive = true;
+	p.rtt_fresh = true;
+	p.rec.have_rtt = true;
+	p.rec.srtt_ns = 16 * MS;
+	p.rec.rttvar_ns = 8 * MS;
+	pto = mpt_recovery_pto(&p.rec);
+	assert_true(pto > 60 * MS);
+	/* idle: one packet */
+	mpt_recovery_on_sent(&p.rec, 0, 158, t);
+	assert_int_equal(mpt_session_dead_deadline(&p), t + 2 * pto);
+	/* its PTO probe goes at t + pto (now the second witness) */
+	mpt_recovery_on_sent(&p.rec, 1, 100, t + pto);
+	assert_int_equal(mpt_session_dead_deadline(&p), t + 2 * pto);
+	mpt_recovery_free(&p.rec);
+
+	/* greedy: the next packet 0.1 ms later */
+	assert_int_equal(mpt_recovery_init(&p.rec, NULL, 64), 0);
+	p.rec.have_rtt = true;
+	p.rec.srtt_ns = 16 * MS;
+	p.rec.rttvar_ns = 8 * MS;
+	for (uint64_t pn = 0; pn < 10; pn++)
+		mpt_recovery_on_sent(&p.rec, pn, 1200, t + pn * MS / 10);
+	assert_int_equal(mpt_session_dead_deadline(&p), t + 3 * pto / 2);
+	mpt_recovery_free(&p.rec);
+}
+
 /* A 1200-byte packet first sent on path0 at sent_ns, now declared lost. */
 static void lost_on_path0(struct harness *h, uint64_t sent_ns)
 {
@@ -299,6 +339,7 @@ static void test_live_path_holes_keep_the_hold(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dead_needs_two_packets),
 		cmocka_unit_test(test_repair_past_hold_is_sent),
 		cmocka_unit_test(test_repair_after_e2e_is_late),
 		cmocka_unit_test(test_queue_wait_counts),
