@@ -187,8 +187,6 @@ static inline void mpt_session_number(struct mpt_session *s, struct mpt_pkt *p)
 {
 	if (p->dsn != MPT_DSN_UNSET)
 		return;
-	if (p->counted)		/* its flow has one packet less waiting */
-		mpt_sparse_left(&s->sparse, p);
 	if (p->meta.tcp_ack_only) {
 		p->unordered = true;
 		p->dsn = s->next_udsn++;

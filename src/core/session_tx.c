@@ -318,11 +318,12 @@ static struct mpt_pkt *take(struct mpt_session *s, struct mpt_pktq *q,
 	for (p = q->head; p && p->next && (end += p->len) <= lead; p = p->next)
 		mpt_session_number(s, p);
 	p = mpt_pktq_take_at(q, lead);
-	mpt_session_number(s, p);
-	return p;
+	goto out;
 head:
 	p = mpt_pktq_pop(q);
+out:
 	mpt_session_number(s, p);
+	mpt_sparse_left(&s->sparse, p);	/* the packets it passed still wait (sparse.h) */
 	return p;
 }
 
@@ -360,6 +361,7 @@ static void schedule_held(struct mpt_session *s, struct mpt_sched_ctx *ctx,
 				break;
 			pkt = mpt_fhold_pop(h, i);
 			mpt_session_number(s, pkt);
+			mpt_sparse_left(&s->sparse, pkt);
 			mpt_sparse_bulk_sent(&s->sparse, pkt->len, s->d->pool.mtu);
 			mpt_session_dispatch(s, pkt, mask);
 		}
@@ -528,6 +530,7 @@ static void flush_path(struct mpt_session *s, struct mpt_path *p, uint64_t now)
 		send_data(s, p, mpt_pktq_pop(&p->txq), b, now);
 	}
 	if (back.head) {			/* to the scheduler again, first */
+		mpt_sparse_bulk_all(&s->sparse, &back);	/* their flows wait (sparse.h) */
 		mpt_pktq_prepend(&s->squeue, &back);
 		mpt_daemon_mark(s->d, s);
 	}
