@@ -58,6 +58,8 @@ struct mpt_session_stats {
 	uint64_t in_order_takes;		/* picks sent a packet past the head */
 	uint64_t sparse_pkts;			/* took the sparse-flow lane past a bulk
 						 * backlog (sparse.h) */
+	uint64_t sparse_demoted;		/* the lane to the bulk lane's front: its
+						 * head would arrive late (session_tx.c) */
 	uint64_t handshakes;			/* completed */
 	uint64_t rekeys;
 	uint64_t drops[MPT_WIRE_REASON_COUNT];	/* received, by reason */

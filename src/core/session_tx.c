@@ -297,6 +297,10 @@ int mpt_session_send_mtu_probe(struct mpt_session *s, struct mpt_path *p, uint16
  * allows it (ops->in_order), the bulk lane's packet as far into it as the other paths
  * deliver before a packet sent on this one arrives (mpt_arrival_lead): it then
  * arrives in order instead of holding the faster paths' packets at the receiver.
+ * The sparse lane's head, were it to arrive that late, would hold them all the same
+ * (a ping that took a 300 ms satellite while LTE was full: the LTE packets numbered
+ * after it waited for it, the UE's reorder buffer overflowed): the lane then joins
+ * the bulk lane's front, where the in-order take passes it to the faster paths.
  */
 static struct mpt_pkt *take(struct mpt_session *s, struct mpt_pktq *q,
 			    const struct mpt_sched_ctx *ctx, uint32_t mask)
@@ -304,13 +308,20 @@ static struct mpt_pkt *take(struct mpt_session *s, struct mpt_pktq *q,
 	struct mpt_pkt *p;
 	uint64_t lead, end = 0;
 
-	if (q != &s->squeue || q->pkts < 2 || (mask & (mask - 1)) || !s->sched->in_order ||
-	    !s->sched->in_order(s->sched_priv) ||
+	if ((q == &s->squeue && q->pkts < 2) || (mask & (mask - 1)) ||
+	    !s->sched->in_order || !s->sched->in_order(s->sched_priv) ||
 	    ctx->paths[__builtin_ctz(mask)].mtu < s->d->pool.mtu)
 		goto head;
 	lead = mpt_arrival_lead(ctx, (unsigned)__builtin_ctz(mask), q->head->len);
 	if (lead <= q->head->len)
 		goto head;
+	if (q != &s->squeue) {		/* the sparse lane (sparse.h) */
+		mpt_sparse_demote(&s->sparse, &s->squeue);
+		s->st.sparse_demoted++;
+		q = &s->squeue;
+		if (q->pkts < 2)
+			goto head;
+	}
 	s->st.in_order_takes++;
 	/* the packets it passes are numbered first, so that they are the ones the
 	 * receiver waits for, as they leave on the faster paths (mpt_pktq_take_at

@@ -440,6 +440,42 @@ static void run_on(struct fixture *f, unsigned n, uint32_t mask)
 }
 
 /*
+ * A ping in the sparse lane, picked for the slow path while the fast one carries a
+ * backlog's packets: sent from the lane's head it would arrive ~290 ms after the
+ * packets numbered after it on the fast path, and the receiver would hold them all
+ * for it. The lane goes to the bulk lane's front instead; the in-order take sends a
+ * packet far into the backlog on the slow path and numbers the ping before it; the
+ * ping leaves first on the fast path.
+ */
+static void test_sparse_head_not_late(void **state)
+{
+	struct fixture f;
+	struct mpt_pkt *k;
+
+	(void)state;
+	fx_init(&f, true, 1024);
+	two_paths(&f);
+	for (unsigned i = 0; i < 200; i++)
+		send_pkt(&f, 5001, 1400);
+	run_on(&f, 1, 0x1);			/* its first (sparse then) leaves */
+	send_pkt(&f, PING, 84);
+	assert_int_equal(f.s->sparse.q.pkts, 1);
+	run_on(&f, 1, 0x2);
+	k = f.s->paths[1].txq.head;
+	assert_non_null(k);
+	assert_int_equal(pkt_port(k), 5001);		/* not the ping */
+	assert_int_equal(f.s->st.sparse_demoted, 1);
+	assert_int_equal(f.s->st.in_order_takes, 1);
+	assert_int_equal(pkt_port(f.s->squeue.head), PING);	/* at the front */
+	assert_true(f.s->squeue.head->dsn < k->dsn);	/* numbered before it */
+	run_on(&f, 1, 0x1);
+	assert_int_equal(pkt_port(f.s->paths[0].txq.tail), PING);
+	run_on(&f, 1000, 0x1);
+	assert_int_equal(mpt_session_waiting(f.s), 0);
+	fx_free(&f);
+}
+
+/*
  * A packet the in-order take numbered early still waits for its flow. Two paths as on
  * sat-lte-down: 0 fast (20 ms, 2.5 MB/s, carrying data), 1 slow (600 ms). A pick of
  * the slow path takes the bulk lane's packet that far in (here its tail) and numbers
@@ -508,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_quantum_per_round),
 		cmocka_unit_test(test_sparse_not_tail_dropped),
 		cmocka_unit_test(test_numbered_still_waiting),
+		cmocka_unit_test(test_sparse_head_not_late),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
