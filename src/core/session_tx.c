@@ -425,19 +425,20 @@ static bool follow_held(struct mpt_session *s, struct mpt_pktq *q)
 }
 
 /*
- * Hand lane q's packets to paths; false when its head is held (the lanes behind it
- * wait: a flow's sparse packets go before its bulk ones). The views are built once per
+ * Hand lane q's packets to paths (numbered: only while its head is numbered already);
+ * false when its head is held (the lanes behind it wait: a flow's sparse packets go
+ * before its bulk ones). The views are built once per
  * call: while packets move only the chosen path's in-flight changes (nothing is sent
  * or acked here), so the loop updates that field and the queue length instead of
  * rebuilding them.
  */
 static bool serve_lane(struct mpt_session *s, struct mpt_pktq *q, struct mpt_sched_ctx *ctx,
-		       uint32_t usable, uint32_t min_fit, uint64_t now)
+		       uint32_t usable, uint32_t min_fit, uint64_t now, bool numbered)
 {
 	const struct mpt_sched_ops *ops = s->sched;
 	bool bulk = q == &s->squeue;
 
-	while (q->head) {
+	while (q->head && (!numbered || q->head->dsn != MPT_DSN_UNSET)) {
 		struct mpt_pkt *pkt;
 		uint32_t mask;
 
@@ -475,14 +476,25 @@ static bool serve_lane(struct mpt_session *s, struct mpt_pktq *q, struct mpt_sch
 	return true;
 }
 
-/* The held flows, the sparse-flow lane (sparse.h), the bulk lane, the rules' queues. */
+/*
+ * The held flows, the sparse-flow lane (sparse.h), the bulk lane, the rules' queues.
+ * Before the sparse lane, the bulk lane's head packets that the in-order take numbered
+ * early (take()): they are due on the faster paths before the slower path's packet
+ * numbered after them arrives. A sparse packet sent ahead of them is numbered past
+ * that packet too, so the receiver holds it for them all (it gains nothing), and with
+ * a slow path's long queue its number is more than the reorder buffer ahead of the
+ * holes, which are then given up (sat-lte-down, minrtt: iperf3's control message at
+ * the end of the download, 8 MB in flight on the satellite, 300-1900 overflow
+ * releases at the UE and as many spurious retransmissions at the server).
+ */
 void mpt_session_schedule(struct mpt_session *s, struct mpt_sched_ctx *ctx,
 			  uint32_t usable, uint32_t min_fit, uint64_t now)
 {
 	if (s->fhold.nslots)
 		schedule_held(s, ctx, usable, min_fit, now);
-	if (serve_lane(s, &s->sparse.q, ctx, usable, min_fit, now))
-		serve_lane(s, &s->squeue, ctx, usable, min_fit, now);
+	if (serve_lane(s, &s->squeue, ctx, usable, min_fit, now, true) &&
+	    serve_lane(s, &s->sparse.q, ctx, usable, min_fit, now, false))
+		serve_lane(s, &s->squeue, ctx, usable, min_fit, now, false);
 	if (s->rules)		/* steering rules: their queues (session_rules.c) */
 		mpt_rules_schedule(s, ctx, usable, min_fit, now);
 }

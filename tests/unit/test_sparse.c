@@ -476,6 +476,51 @@ static void test_sparse_head_not_late(void **state)
 }
 
 /*
+ * The packets the in-order take numbered early (due on the fast path before the slow
+ * path's packet arrives) leave before the sparse lane: a ping sent ahead of them would
+ * be numbered past the slow path's packet, and the receiver would hold it for them all
+ * or, that number too far ahead, give up the holes below it. The ping leaves right
+ * after them, ahead of the packets not numbered yet, and every packet on the fast path
+ * is numbered below the slow path's or above it in the order it left.
+ */
+static void test_numbered_before_sparse(void **state)
+{
+	struct fixture f;
+	uint64_t slow_dsn, last = 0;
+	unsigned n = 0;
+
+	(void)state;
+	fx_init(&f, true, 1024);
+	two_paths(&f);
+	for (unsigned i = 0; i < 200; i++)
+		send_pkt(&f, 5001, 1400);
+	run_on(&f, 1, 0x1);			/* tag 0 (sparse then) */
+	send_pkt(&f, 5001, 1400);		/* tag 200 */
+	run_on(&f, 1, 0x2);			/* the tail, on the slow path */
+	slow_dsn = f.s->paths[1].txq.head->dsn;
+	assert_int_equal(pkt_tag(f.s->paths[1].txq.head), 200);
+	assert_int_equal(f.s->squeue.head->dsn, 1001);	/* 1-199 numbered early */
+	for (unsigned i = 0; i < 10; i++)
+		send_pkt(&f, 5001, 1400);	/* tags 201-210, not numbered */
+	send_pkt(&f, PING, 84);
+	assert_int_equal(f.s->sparse.q.pkts, 1);
+	run_on(&f, 199, 0x1);
+	assert_int_equal(f.s->sparse.q.pkts, 1);	/* the ping waited for them */
+	assert_int_equal(pkt_tag(f.s->paths[0].txq.tail), 199);
+	run_on(&f, 1, 0x1);
+	assert_int_equal(pkt_port(f.s->paths[0].txq.tail), PING);	/* then it */
+	assert_int_equal(f.s->paths[0].txq.tail->dsn, slow_dsn + 1);
+	run_on(&f, 100, 0x1);
+	assert_int_equal(mpt_session_waiting(f.s), 0);
+	for (struct mpt_pkt *k = f.s->paths[0].txq.head; k; k = k->next, n++) {
+		assert_true(k->dsn > last);
+		last = k->dsn;
+	}
+	assert_int_equal(n, 1 + 199 + 1 + 10);
+	fx_free(&f);
+}
+
+/*
  * A packet the in-order take numbered early still waits for its flow. Two paths as on
  * sat-lte-down: 0 fast (20 ms, 2.5 MB/s, carrying data), 1 slow (600 ms). A pick of
  * the slow path takes the bulk lane's packet that far in (here its tail) and numbers
@@ -545,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_sparse_not_tail_dropped),
 		cmocka_unit_test(test_numbered_still_waiting),
 		cmocka_unit_test(test_sparse_head_not_late),
+		cmocka_unit_test(test_numbered_before_sparse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
