@@ -353,7 +353,7 @@ static void set_defaults(struct mpt_config *cfg)
 	cfg->probe_miss_limit = 5;
 	cfg->idle_probe_max_ns = 15 * MPT_NSEC_PER_SEC;
 	cfg->queue_limit = 1024;
-	cfg->sparse_flows = false;	/* off: see mptund.conf(5) SparseFlows */
+	cfg->sparse_flows = true;
 	cfg->reorder_buffer = 1024;
 	cfg->reorder_max_hold_ns = 250 * MPT_NSEC_PER_MSEC;
 	cfg->reorder_margin_ns = 5 * MPT_NSEC_PER_MSEC;

@@ -58,6 +58,8 @@ struct mpt_session_stats {
 	uint64_t in_order_takes;		/* picks sent a packet past the head */
 	uint64_t sparse_pkts;			/* took the sparse-flow lane past a bulk
 						 * backlog (sparse.h) */
+	uint64_t sparse_demoted;		/* the lane to the bulk lane's front: its
+						 * head would arrive late (session_tx.c) */
 	uint64_t handshakes;			/* completed */
 	uint64_t rekeys;
 	uint64_t drops[MPT_WIRE_REASON_COUNT];	/* received, by reason */
@@ -187,8 +189,6 @@ static inline void mpt_session_number(struct mpt_session *s, struct mpt_pkt *p)
 {
 	if (p->dsn != MPT_DSN_UNSET)
 		return;
-	if (p->counted)		/* its flow has one packet less waiting */
-		mpt_sparse_left(&s->sparse, p);
 	if (p->meta.tcp_ack_only) {
 		p->unordered = true;
 		p->dsn = s->next_udsn++;

@@ -104,6 +104,7 @@ void mpt_session_path_changed(struct mpt_session *s, struct mpt_path *p, uint64_
 	if (!up) {
 		/* what waited for this path goes back through the scheduler, ahead of
 		 * the queue and in its order: the packets are not lost, only their path */
+		mpt_sparse_bulk_all(&s->sparse, &p->txq);	/* their flows wait */
 		mpt_pktq_prepend(&s->squeue, &p->txq);
 		mpt_path_reset(p, &s->d->pool, now);	/* what was in flight is lost */
 		mpt_session_collect_lost(s, p, now);

@@ -305,6 +305,10 @@ int mpt_session_send_mtu_probe(struct mpt_session *s, struct mpt_path *p, uint16
  * allows it (ops->in_order), the bulk lane's packet as far into it as the other paths
  * deliver before a packet sent on this one arrives (mpt_arrival_lead): it then
  * arrives in order instead of holding the faster paths' packets at the receiver.
+ * The sparse lane's head, were it to arrive that late, would hold them all the same
+ * (a ping that took a 300 ms satellite while LTE was full: the LTE packets numbered
+ * after it waited for it, the UE's reorder buffer overflowed): the lane then joins
+ * the bulk lane's front, where the in-order take passes it to the faster paths.
  */
 static struct mpt_pkt *take(struct mpt_session *s, struct mpt_pktq *q,
 			    const struct mpt_sched_ctx *ctx, uint32_t mask)
@@ -312,13 +316,20 @@ static struct mpt_pkt *take(struct mpt_session *s, struct mpt_pktq *q,
 	struct mpt_pkt *p;
 	uint64_t lead, end = 0;
 
-	if (q != &s->squeue || q->pkts < 2 || (mask & (mask - 1)) || !s->sched->in_order ||
-	    !s->sched->in_order(s->sched_priv) ||
+	if ((q == &s->squeue && q->pkts < 2) || (mask & (mask - 1)) ||
+	    !s->sched->in_order || !s->sched->in_order(s->sched_priv) ||
 	    ctx->paths[__builtin_ctz(mask)].mtu < s->d->pool.mtu)
 		goto head;
 	lead = mpt_arrival_lead(ctx, (unsigned)__builtin_ctz(mask), q->head->len);
 	if (lead <= q->head->len)
 		goto head;
+	if (q != &s->squeue) {		/* the sparse lane (sparse.h) */
+		mpt_sparse_demote(&s->sparse, &s->squeue);
+		s->st.sparse_demoted++;
+		q = &s->squeue;
+		if (q->pkts < 2)
+			goto head;
+	}
 	s->st.in_order_takes++;
 	/* the packets it passes are numbered first, so that they are the ones the
 	 * receiver waits for, as they leave on the faster paths (mpt_pktq_take_at
@@ -326,11 +337,12 @@ static struct mpt_pkt *take(struct mpt_session *s, struct mpt_pktq *q,
 	for (p = q->head; p && p->next && (end += p->len) <= lead; p = p->next)
 		mpt_session_number(s, p);
 	p = mpt_pktq_take_at(q, lead);
-	mpt_session_number(s, p);
-	return p;
+	goto out;
 head:
 	p = mpt_pktq_pop(q);
+out:
 	mpt_session_number(s, p);
+	mpt_sparse_left(&s->sparse, p);	/* the packets it passed still wait (sparse.h) */
 	return p;
 }
 
@@ -368,6 +380,7 @@ static void schedule_held(struct mpt_session *s, struct mpt_sched_ctx *ctx,
 				break;
 			pkt = mpt_fhold_pop(h, i);
 			mpt_session_number(s, pkt);
+			mpt_sparse_left(&s->sparse, pkt);
 			mpt_sparse_bulk_sent(&s->sparse, pkt->len, s->d->pool.mtu);
 			mpt_session_dispatch(s, pkt, mask);
 		}
@@ -420,19 +433,20 @@ static bool follow_held(struct mpt_session *s, struct mpt_pktq *q)
 }
 
 /*
- * Hand lane q's packets to paths; false when its head is held (the lanes behind it
- * wait: a flow's sparse packets go before its bulk ones). The views are built once per
+ * Hand lane q's packets to paths (numbered: only while its head is numbered already);
+ * false when its head is held (the lanes behind it wait: a flow's sparse packets go
+ * before its bulk ones). The views are built once per
  * call: while packets move only the chosen path's in-flight changes (nothing is sent
  * or acked here), so the loop updates that field and the queue length instead of
  * rebuilding them.
  */
 static bool serve_lane(struct mpt_session *s, struct mpt_pktq *q, struct mpt_sched_ctx *ctx,
-		       uint32_t usable, uint32_t min_fit, uint64_t now)
+		       uint32_t usable, uint32_t min_fit, uint64_t now, bool numbered)
 {
 	const struct mpt_sched_ops *ops = s->sched;
 	bool bulk = q == &s->squeue;
 
-	while (q->head) {
+	while (q->head && (!numbered || q->head->dsn != MPT_DSN_UNSET)) {
 		struct mpt_pkt *pkt;
 		uint32_t mask;
 
@@ -470,14 +484,25 @@ static bool serve_lane(struct mpt_session *s, struct mpt_pktq *q, struct mpt_sch
 	return true;
 }
 
-/* The held flows, the sparse-flow lane (sparse.h), the bulk lane, the rules' queues. */
+/*
+ * The held flows, the sparse-flow lane (sparse.h), the bulk lane, the rules' queues.
+ * Before the sparse lane, the bulk lane's head packets that the in-order take numbered
+ * early (take()): they are due on the faster paths before the slower path's packet
+ * numbered after them arrives. A sparse packet sent ahead of them is numbered past
+ * that packet too, so the receiver holds it for them all (it gains nothing), and with
+ * a slow path's long queue its number is more than the reorder buffer ahead of the
+ * holes, which are then given up (sat-lte-down, minrtt: iperf3's control message at
+ * the end of the download, 8 MB in flight on the satellite, 300-1900 overflow
+ * releases at the UE and as many spurious retransmissions at the server).
+ */
 void mpt_session_schedule(struct mpt_session *s, struct mpt_sched_ctx *ctx,
 			  uint32_t usable, uint32_t min_fit, uint64_t now)
 {
 	if (s->fhold.nslots)
 		schedule_held(s, ctx, usable, min_fit, now);
-	if (serve_lane(s, &s->sparse.q, ctx, usable, min_fit, now))
-		serve_lane(s, &s->squeue, ctx, usable, min_fit, now);
+	if (serve_lane(s, &s->squeue, ctx, usable, min_fit, now, true) &&
+	    serve_lane(s, &s->sparse.q, ctx, usable, min_fit, now, false))
+		serve_lane(s, &s->squeue, ctx, usable, min_fit, now, false);
 	if (s->rules)		/* steering rules: their queues (session_rules.c) */
 		mpt_rules_schedule(s, ctx, usable, min_fit, now);
 }
@@ -536,6 +561,7 @@ static void flush_path(struct mpt_session *s, struct mpt_path *p, uint64_t now)
 		send_data(s, p, mpt_pktq_pop(&p->txq), b, now);
 	}
 	if (back.head) {			/* to the scheduler again, first */
+		mpt_sparse_bulk_all(&s->sparse, &back);	/* their flows wait (sparse.h) */
 		mpt_pktq_prepend(&s->squeue, &back);
 		mpt_daemon_mark(s->d, s);
 	}

@@ -86,10 +86,15 @@ void mpt_sparse_bulk_sent(struct mpt_sparse *sp, uint32_t len, uint32_t quantum)
 	}
 }
 
+void mpt_sparse_bulk_all(struct mpt_sparse *sp, const struct mpt_pktq *q)
+{
+	for (struct mpt_pkt *p = q->head; p; p = p->next)
+		mpt_sparse_bulk(sp, p);
+}
+
 void mpt_sparse_demote(struct mpt_sparse *sp, struct mpt_pktq *bulk)
 {
-	for (struct mpt_pkt *p = sp->q.head; p; p = p->next)
-		mpt_sparse_bulk(sp, p);
+	mpt_sparse_bulk_all(sp, &sp->q);
 	mpt_pktq_prepend(bulk, &sp->q);
 }
 

@@ -9,8 +9,9 @@
  * flow's backlog of hundreds of packets.
  *
  * Flows are counted in hash buckets, not kept one by one: a bucket counts the packets
- * of its flows that were queued and have no data sequence number yet (numbered as they
- * leave, session.h). Rules (RFC 8290 4.2, new flows and old flows):
+ * of its flows that wait in the scheduler queue (its lanes, or aside), numbered or not
+ * (the in-order take numbers packets it passes, session_tx.c). Rules (RFC 8290 4.2,
+ * new flows and old flows):
  *  - A flow's packets never reorder. Once a packet of a bucket waits in the bulk lane
  *    (or aside, flowhold.h), the bucket's next packets go bulk too until every packet
  *    it had waiting has left; a sparse packet set aside or moved to the bulk lane marks
@@ -69,7 +70,14 @@ bool mpt_sparse_admit(struct mpt_sparse *sp, struct mpt_pkt *p, bool on, uint32_
 /* p waits in the bulk lane (queued there, or moved there or aside from the sparse
  * lane): its bucket's later packets go bulk until it has nothing waiting. */
 void mpt_sparse_bulk(struct mpt_sparse *sp, struct mpt_pkt *p);
-/* p no longer waits: it got its data sequence number, or was dropped. */
+/* The same for every packet of q (packets that come back to the bulk lane from a
+ * path's queue: numbered, and waiting again). */
+void mpt_sparse_bulk_all(struct mpt_sparse *sp, const struct mpt_pktq *q);
+/* p no longer waits: it left the scheduler queue for a path, or was dropped. A packet
+ * numbered early (the in-order take numbers the packets it passes) still waits: were
+ * it counted as gone, its flow's next packet would take the sparse lane and leave on
+ * the fast path ahead of it, and the packet, sent later or on a slow path, would hold
+ * the receiver's reorder buffer (sat-lte-down, minrtt). */
 void mpt_sparse_left(struct mpt_sparse *sp, struct mpt_pkt *p);
 /* len bytes left the bulk lane (the round clock). */
 void mpt_sparse_bulk_sent(struct mpt_sparse *sp, uint32_t len, uint32_t quantum);

@@ -292,6 +292,8 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 		     (unsigned long long)s->st.in_order_takes);
 	mpt_ctl_outf(out, "session.%u.sparse_pkts=%llu", si,
 		     (unsigned long long)s->st.sparse_pkts);
+	mpt_ctl_outf(out, "session.%u.sparse_demoted=%llu", si,
+		     (unsigned long long)s->st.sparse_demoted);
 	mpt_ctl_outf(out, "session.%u.queue_standing=%d", si, s->standing.on);
 	mpt_ctl_outf(out, "session.%u.repairs=%llu", si, (unsigned long long)s->st.repairs);
 	mpt_ctl_outf(out, "session.%u.repair_late=%llu", si,

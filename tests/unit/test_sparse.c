@@ -30,6 +30,8 @@ struct gate {
 	unsigned allow;
 	uint32_t blocked;	/* bit (port % 32) */
 	bool per_flow;
+	bool in_order;		/* the in-order take (session_tx.c), as minrtt's */
+	uint32_t path;		/* the path it picks (bit); 0: path 0 */
 };
 
 static uint16_t port_of(const struct mpt_pkt_meta *m);
@@ -45,7 +47,7 @@ static uint32_t gate_pick(void *priv, const struct mpt_sched_ctx *ctx,
 	if (!g->allow)
 		return 0;
 	g->allow--;
-	return 1;
+	return g->path ? g->path : 1;
 }
 
 static void gate_init(void *priv, const struct mpt_sched_ctx *ctx)
@@ -59,12 +61,18 @@ static bool gate_per_flow(const void *priv)
 	return ((const struct gate *)priv)->per_flow;
 }
 
+static bool gate_in_order(const void *priv)
+{
+	return ((const struct gate *)priv)->in_order;
+}
+
 static const struct mpt_sched_ops gate_ops = {
 	.name = "gate",
 	.pick = gate_pick,
 	.init = gate_init,
 	.priv_size = sizeof(struct gate),
 	.per_flow = gate_per_flow,
+	.in_order = gate_in_order,
 };
 
 /* flow_hash -> port, for the gate (the fixture's flows are few) */
@@ -140,6 +148,7 @@ static void fx_free(struct fixture *f)
 	mpt_sparse_free(&f->s->sparse, &f->d->pool);
 	mpt_fhold_purge(&f->s->fhold, &f->d->pool);
 	mpt_pktq_purge(&f->s->paths[0].txq, &f->d->pool);
+	mpt_pktq_purge(&f->s->paths[1].txq, &f->d->pool);
 	free(f->s->sched_priv);
 	free(f->d->sessions);
 	mpt_pkt_pool_free(&f->d->pool);
@@ -408,6 +417,148 @@ static void test_quantum_per_round(void **state)
 	fx_free(&f);
 }
 
+/* Two paths as on sat-lte-down: 0 fast (20 ms, 2.5 MB/s, carrying data), 1 slow
+ * (600 ms): a packet on 1 arrives after ~725 kB that 0 delivers meanwhile. */
+static void two_paths(struct fixture *f)
+{
+	f->g->in_order = true;
+	f->s->npaths = f->ctx.npaths = 2;
+	f->s->views[0] = (struct mpt_path_view){ .id = 0, .up = true, .cwnd = 1 << 30,
+						  .mtu = 1500, .in_flight = 1500,
+						  .srtt_ns = 20000000, .btlbw = 2500000 };
+	f->s->views[1] = (struct mpt_path_view){ .id = 1, .up = true, .cwnd = 1 << 30,
+						  .mtu = 1500, .srtt_ns = 600000000,
+						  .btlbw = 12500000 };
+}
+
+/* A scheduling turn over both paths: n packets on the path(s) of mask. */
+static void run_on(struct fixture *f, unsigned n, uint32_t mask)
+{
+	f->g->allow = n;
+	f->g->path = mask;
+	mpt_session_schedule(f->s, &f->ctx, 0x3, 1500, f->ctx.now);
+}
+
+/*
+ * A ping in the sparse lane, picked for the slow path while the fast one carries a
+ * backlog's packets: sent from the lane's head it would arrive ~290 ms after the
+ * packets numbered after it on the fast path, and the receiver would hold them all
+ * for it. The lane goes to the bulk lane's front instead; the in-order take sends a
+ * packet far into the backlog on the slow path and numbers the ping before it; the
+ * ping leaves first on the fast path.
+ */
+static void test_sparse_head_not_late(void **state)
+{
+	struct fixture f;
+	struct mpt_pkt *k;
+
+	(void)state;
+	fx_init(&f, true, 1024);
+	two_paths(&f);
+	for (unsigned i = 0; i < 200; i++)
+		send_pkt(&f, 5001, 1400);
+	run_on(&f, 1, 0x1);			/* its first (sparse then) leaves */
+	send_pkt(&f, PING, 84);
+	assert_int_equal(f.s->sparse.q.pkts, 1);
+	run_on(&f, 1, 0x2);
+	k = f.s->paths[1].txq.head;
+	assert_non_null(k);
+	assert_int_equal(pkt_port(k), 5001);		/* not the ping */
+	assert_int_equal(f.s->st.sparse_demoted, 1);
+	assert_int_equal(f.s->st.in_order_takes, 1);
+	assert_int_equal(pkt_port(f.s->squeue.head), PING);	/* at the front */
+	assert_true(f.s->squeue.head->dsn < k->dsn);	/* numbered before it */
+	run_on(&f, 1, 0x1);
+	assert_int_equal(pkt_port(f.s->paths[0].txq.tail), PING);
+	run_on(&f, 1000, 0x1);
+	assert_int_equal(mpt_session_waiting(f.s), 0);
+	fx_free(&f);
+}
+
+/*
+ * The packets the in-order take numbered early (due on the fast path before the slow
+ * path's packet arrives) leave before the sparse lane: a ping sent ahead of them would
+ * be numbered past the slow path's packet, and the receiver would hold it for them all
+ * or, that number too far ahead, give up the holes below it. The ping leaves right
+ * after them, ahead of the packets not numbered yet, and every packet on the fast path
+ * is numbered below the slow path's or above it in the order it left.
+ */
+static void test_numbered_before_sparse(void **state)
+{
+	struct fixture f;
+	uint64_t slow_dsn, last = 0;
+	unsigned n = 0;
+
+	(void)state;
+	fx_init(&f, true, 1024);
+	two_paths(&f);
+	for (unsigned i = 0; i < 200; i++)
+		send_pkt(&f, 5001, 1400);
+	run_on(&f, 1, 0x1);			/* tag 0 (sparse then) */
+	send_pkt(&f, 5001, 1400);		/* tag 200 */
+	run_on(&f, 1, 0x2);			/* the tail, on the slow path */
+	slow_dsn = f.s->paths[1].txq.head->dsn;
+	assert_int_equal(pkt_tag(f.s->paths[1].txq.head), 200);
+	assert_int_equal(f.s->squeue.head->dsn, 1001);	/* 1-199 numbered early */
+	for (unsigned i = 0; i < 10; i++)
+		send_pkt(&f, 5001, 1400);	/* tags 201-210, not numbered */
+	send_pkt(&f, PING, 84);
+	assert_int_equal(f.s->sparse.q.pkts, 1);
+	run_on(&f, 199, 0x1);
+	assert_int_equal(f.s->sparse.q.pkts, 1);	/* the ping waited for them */
+	assert_int_equal(pkt_tag(f.s->paths[0].txq.tail), 199);
+	run_on(&f, 1, 0x1);
+	assert_int_equal(pkt_port(f.s->paths[0].txq.tail), PING);	/* then it */
+	assert_int_equal(f.s->paths[0].txq.tail->dsn, slow_dsn + 1);
+	run_on(&f, 100, 0x1);
+	assert_int_equal(mpt_session_waiting(f.s), 0);
+	for (struct mpt_pkt *k = f.s->paths[0].txq.head; k; k = k->next, n++) {
+		assert_true(k->dsn > last);
+		last = k->dsn;
+	}
+	assert_int_equal(n, 1 + 199 + 1 + 10);
+	fx_free(&f);
+}
+
+/*
+ * A packet the in-order take numbered early still waits for its flow. Two paths as on
+ * sat-lte-down: 0 fast (20 ms, 2.5 MB/s, carrying data), 1 slow (600 ms). A pick of
+ * the slow path takes the bulk lane's packet that far in (here its tail) and numbers
+ * the ones it passes, which stay queued for the fast path. The flow's next packet is
+ * not sparse: it would leave on the fast path ahead of them (and they, later or on
+ * the slow path, would hold the receiver's reorder buffer behind it).
+ */
+static void test_numbered_still_waiting(void **state)
+{
+	struct fixture f;
+	struct mpt_pkt *k;
+
+	(void)state;
+	fx_init(&f, true, 1024);
+	two_paths(&f);
+	for (unsigned i = 0; i < 10; i++)
+		send_pkt(&f, 5001, 1400);	/* tag 0 sparse, 1-9 bulk */
+	run_on(&f, 1, 0x1);			/* tag 0, fast */
+	run_on(&f, 1, 0x2);
+	k = f.s->paths[1].txq.head;
+	assert_int_equal(f.s->st.in_order_takes, 1);
+	assert_int_equal(pkt_tag(k), 9);		/* the tail, on the slow path */
+	assert_int_equal(k->dsn, 1009);			/* tags 1-8 numbered before it */
+	assert_int_equal(f.s->squeue.pkts, 8);
+	run_on(&f, 1, 0x1);			/* tag 1: a round */
+	send_pkt(&f, 5001, 1400);		/* tag 10: behind tags 2-8, bulk */
+	assert_int_equal(f.s->sparse.q.pkts, 0);
+	assert_int_equal(f.s->squeue.pkts, 8);
+	run_on(&f, 1, 0x1);
+	assert_int_equal(pkt_tag(f.s->paths[0].txq.tail), 2);	/* not tag 10 */
+	run_on(&f, 100, 0x1);
+	assert_int_equal(mpt_session_waiting(f.s), 0);
+	assert_int_equal(pkt_tag(f.s->paths[0].txq.tail), 10);
+	assert_int_equal(f.s->paths[0].txq.tail->dsn, 1010);
+	assert_int_equal(f.s->st.sparse_pkts, 0);
+	fx_free(&f);
+}
+
 /* The bulk lane full (QueueLimit): a greedy flow's packets are tail-dropped, a ping
  * is not, and leaves first. */
 static void test_sparse_not_tail_dropped(void **state)
@@ -437,6 +588,9 @@ int main(void)
 		cmocka_unit_test(test_greedy_flow_goes_bulk),
 		cmocka_unit_test(test_quantum_per_round),
 		cmocka_unit_test(test_sparse_not_tail_dropped),
+		cmocka_unit_test(test_numbered_still_waiting),
+		cmocka_unit_test(test_sparse_head_not_late),
+		cmocka_unit_test(test_numbered_before_sparse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
