@@ -202,6 +202,7 @@ enum mpt_ctl_kind {
 	X("session.#.in_order_takes", COUNTER, "packets sent from past the queue head to arrive in order") \
 	X("session.#.sparse_pkts", COUNTER, "packets that took the sparse-flow lane ahead of a bulk backlog (SparseFlows)") \
 	X("session.#.sparse_demoted", COUNTER, "times the sparse-flow lane went to the bulk lane's front: its head would have arrived on a slower path behind the faster paths' packets") \
+	X("session.#.sparse_joined", COUNTER, "times the sparse-flow lane joined an in-order take's run: numbered after the packets numbered already, ahead of the rest") \
 	X("session.#.queue_standing", GAUGE, "1 while the sender's queue stands (dearer paths needed)") \
 	X("session.#.repairs", COUNTER, "lost packets re-sent (Recovery = retransmit)") \
 	X("session.#.repair_late", COUNTER, "lost packets not re-sent: they would come after the receiver gave up") \

@@ -60,6 +60,8 @@ struct mpt_session_stats {
 						 * backlog (sparse.h) */
 	uint64_t sparse_demoted;		/* the lane to the bulk lane's front: its
 						 * head would arrive late (session_tx.c) */
+	uint64_t sparse_joined;			/* the lane into an in-order take's run
+						 * (session_tx.c, join_run) */
 	uint64_t handshakes;			/* completed */
 	uint64_t rekeys;
 	uint64_t drops[MPT_WIRE_REASON_COUNT];	/* received, by reason */

@@ -301,6 +301,37 @@ int mpt_session_send_mtu_probe(struct mpt_session *s, struct mpt_path *p, uint16
 }
 
 /*
+ * An in-order take is about to number a run of the bulk lane: the sparse lane joins
+ * it, right after the packets numbered already (due first on the faster paths) and
+ * ahead of those not numbered yet, so its packets are numbered before the slower
+ * path's packet and leave next on the faster paths. Served only once the numbered
+ * packets at the bulk lane's head were gone, the lane waited as long as in-order
+ * takes kept numbering new runs: with a standing queue on two paths, for as long as
+ * the queue stood (iperf3's 1-byte end-of-test message behind a greedy flow on
+ * test_resilience's paths: over 400 ms, the server's RTO twice). Only while a packet
+ * not numbered yet follows (the take's packet for the slower path is then one of
+ * those). Returns the bytes up to the end of the joined packets (the take goes at
+ * least that far), 0 if the lane did not join.
+ */
+static uint64_t join_run(struct mpt_session *s)
+{
+	struct mpt_pkt *after = NULL, *p = s->squeue.head;
+	uint64_t end = 0;
+
+	for (; p && p->dsn != MPT_DSN_UNSET; p = p->next) {
+		after = p;
+		end += p->len;
+	}
+	if (!p)
+		return 0;
+	end += s->sparse.q.bytes;
+	mpt_sparse_bulk_all(&s->sparse, &s->sparse.q);
+	mpt_pktq_splice_after(&s->squeue, after, &s->sparse.q);
+	s->st.sparse_joined++;
+	return end;
+}
+
+/*
  * The packet for a pick: the head of lane q, or, for one path of a scheduler that
  * allows it (ops->in_order), the bulk lane's packet as far into it as the other paths
  * deliver before a packet sent on this one arrives (mpt_arrival_lead): it then
@@ -329,6 +360,10 @@ static struct mpt_pkt *take(struct mpt_session *s, struct mpt_pktq *q,
 		q = &s->squeue;
 		if (q->pkts < 2)
 			goto head;
+	} else if (s->sparse.q.head) {
+		end = join_run(s);	/* (MPT_MAX evaluates twice) */
+		lead = MPT_MAX(lead, end);
+		end = 0;
 	}
 	s->st.in_order_takes++;
 	/* the packets it passes are numbered first, so that they are the ones the

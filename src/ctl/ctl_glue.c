@@ -261,6 +261,21 @@ static void dump_session_life(struct mpt_ctl_out *out, const struct mpt_session 
 		     (unsigned long long)(s->peer_idle_ns / MPT_NSEC_PER_MSEC));
 }
 
+/* The scheduler queue's in-order takes and sparse-flow lane (session_tx.c, sparse.h). */
+static void dump_lanes(struct mpt_ctl_out *out, const struct mpt_session *s)
+{
+	unsigned si = s->idx;
+
+	mpt_ctl_outf(out, "session.%u.in_order_takes=%llu", si,
+		     (unsigned long long)s->st.in_order_takes);
+	mpt_ctl_outf(out, "session.%u.sparse_pkts=%llu", si,
+		     (unsigned long long)s->st.sparse_pkts);
+	mpt_ctl_outf(out, "session.%u.sparse_demoted=%llu", si,
+		     (unsigned long long)s->st.sparse_demoted);
+	mpt_ctl_outf(out, "session.%u.sparse_joined=%llu", si,
+		     (unsigned long long)s->st.sparse_joined);
+}
+
 static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, uint64_t now)
 {
 	unsigned si = s->idx;
@@ -288,12 +303,7 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 	mpt_ctl_outf(out, "session.%u.flow_held=%llu", si,
 		     (unsigned long long)s->fhold.set_aside);
 	mpt_ctl_outf(out, "session.%u.flow_held_pkts=%u", si, s->fhold.pkts);
-	mpt_ctl_outf(out, "session.%u.in_order_takes=%llu", si,
-		     (unsigned long long)s->st.in_order_takes);
-	mpt_ctl_outf(out, "session.%u.sparse_pkts=%llu", si,
-		     (unsigned long long)s->st.sparse_pkts);
-	mpt_ctl_outf(out, "session.%u.sparse_demoted=%llu", si,
-		     (unsigned long long)s->st.sparse_demoted);
+	dump_lanes(out, s);
 	mpt_ctl_outf(out, "session.%u.queue_standing=%d", si, s->standing.on);
 	mpt_ctl_outf(out, "session.%u.repairs=%llu", si, (unsigned long long)s->st.repairs);
 	mpt_ctl_outf(out, "session.%u.repair_late=%llu", si,

@@ -80,6 +80,25 @@ void mpt_pktq_push_ahead(struct mpt_pktq *q, struct mpt_pkt *p)
 	q->bytes += p->len;
 }
 
+void mpt_pktq_splice_after(struct mpt_pktq *q, struct mpt_pkt *after, struct mpt_pktq *from)
+{
+	if (!after) {
+		mpt_pktq_prepend(q, from);
+		return;
+	}
+	if (!from->head)
+		return;
+	from->tail->next = after->next;
+	if (q->tail == after)
+		q->tail = from->tail;
+	after->next = from->head;
+	q->pkts += from->pkts;
+	q->bytes += from->bytes;
+	from->head = from->tail = NULL;
+	from->pkts = 0;
+	from->bytes = 0;
+}
+
 struct mpt_pkt *mpt_pktq_take_at(struct mpt_pktq *q, uint64_t offset)
 {
 	struct mpt_pkt *prev = NULL, *p = q->head;

@@ -144,6 +144,10 @@ static inline void mpt_pktq_prepend(struct mpt_pktq *q, struct mpt_pktq *from)
 	from->bytes = 0;
 }
 
+/* Move every packet of from into q right after `after` (a packet of q; NULL: to the
+ * front), in order; from is left empty. */
+void mpt_pktq_splice_after(struct mpt_pktq *q, struct mpt_pkt *after, struct mpt_pktq *from);
+
 /* Put p after the packets at q's head that are unordered (real-time: a rule with
  * Ordered = no) and before the first that is not: an unordered p goes ahead of the
  * ordered traffic queued for a path, in order among its kind. An ordered p goes at

@@ -476,6 +476,56 @@ static void test_sparse_head_not_late(void **state)
 }
 
 /*
+ * A ping that came while a run numbered by an in-order take waits (below: it waits
+ * for that run) joins the next run: the next in-order take numbers it right after
+ * the packets numbered already and before its own slow-path packet, and it leaves
+ * next on the fast path. Before, the lane was served only once no numbered packet
+ * was left at the bulk lane's head, which every in-order take pushed further away:
+ * the ping waited as long as the queue stood.
+ */
+static void test_sparse_joins_next_run(void **state)
+{
+	struct fixture f;
+	struct mpt_pkt *k, *ping = NULL;
+	uint64_t slow1, slow2;
+
+	(void)state;
+	fx_init(&f, true, 1024);
+	two_paths(&f);
+	for (unsigned i = 0; i < 1000; i++)
+		send_pkt(&f, 5001, 1400);
+	run_on(&f, 1, 0x1);			/* tag 0 (sparse then) */
+	run_on(&f, 1, 0x2);			/* run A numbered, one on the slow path */
+	slow1 = f.s->paths[1].txq.tail->dsn;
+	assert_int_equal(f.s->st.in_order_takes, 1);
+	send_pkt(&f, PING, 84);
+	assert_int_equal(f.s->sparse.q.pkts, 1);
+	run_on(&f, 1, 0x2);			/* the next in-order take */
+	assert_int_equal(f.s->st.in_order_takes, 2);
+	assert_int_equal(f.s->sparse.q.pkts, 0);
+	assert_int_equal(f.s->st.sparse_joined, 1);
+	slow2 = f.s->paths[1].txq.tail->dsn;
+	assert_int_not_equal(pkt_port(f.s->paths[1].txq.tail), PING);
+	for (k = f.s->squeue.head; k; k = k->next)
+		if (pkt_port(k) == PING)
+			ping = k;
+	assert_non_null(ping);
+	assert_true(ping->dsn > slow1 && ping->dsn < slow2);
+	/* it leaves on the fast path behind run A only, in DSN order */
+	run_on(&f, 2000, 0x1);
+	assert_int_equal(mpt_session_waiting(f.s), 0);
+	{
+		uint64_t last = 0;
+
+		for (k = f.s->paths[0].txq.head; k; k = k->next) {
+			assert_true(k->dsn > last);
+			last = k->dsn;
+		}
+	}
+	fx_free(&f);
+}
+
+/*
  * The packets the in-order take numbered early (due on the fast path before the slow
  * path's packet arrives) leave before the sparse lane: a ping sent ahead of them would
  * be numbered past the slow path's packet, and the receiver would hold it for them all
@@ -591,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_numbered_still_waiting),
 		cmocka_unit_test(test_sparse_head_not_late),
 		cmocka_unit_test(test_numbered_before_sparse),
+		cmocka_unit_test(test_sparse_joins_next_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
