@@ -66,6 +66,8 @@ struct bbr {
 	uint32_t min_cwnd_pkts;
 	uint32_t full_bw_cnt;
 	uint32_t init_cwnd_pkts;
+	uint32_t iw_ref_rtt_ms;
+	uint32_t iw_max_pkts;
 	uint32_t send_quanta;
 	uint32_t quantum_us;
 	uint32_t quantum_max;
@@ -129,6 +131,38 @@ static uint64_t bbr_max_bw(const struct bbr *b)
 	return mpt_minmax_get(&b->bw);
 }
 
+/*
+ * The initial window, bytes: init_cwnd_pkts per iw_ref_rtt_ms of the path's RTT, never
+ * below init_cwnd_pkts, at most iw_max_pkts (mptund's BDP-aware start). RFC 9002 7.2
+ * and RFC 6928 fix the first window in packets, whatever the RTT: a path of 600 ms
+ * then starts at a tenth of the rate of a 60 ms one and, doubling once per its own
+ * round trip, falls behind the inner flows it carries, whose round trips can be
+ * shorter (their ACKs come back over another path). On sat-lte-down (satellite
+ * 300 ms one way next to LTE 30 ms) the inner CUBIC doubled every 334 ms, the
+ * satellite path every 600 ms from 10 packets: the excess queued or spilled onto LTE
+ * and the inner flow left slow start at 35-50 packets. Scaling the first window by
+ * RTT / RTT0 is TCP Hybla's (Caini, Firrincieli, "TCP Hybla: a TCP enhancement for
+ * heterogeneous networks", IJSCN 2004, section 3: rho = RTT / RTT0, RTT0 = 25 ms;
+ * Linux tcp_hybla.c starts at rho packets): the first window then covers the same
+ * time at any RTT, a rate of init_cwnd_pkts per RTT0 (10 x 1400 bytes per 25 ms,
+ * 4.5 Mbit/s). It does not push traffic: the tunnel's window only caps what the inner
+ * senders offer, each under its own IW. Paths at or under RTT0 keep init_cwnd_pkts.
+ * rtt_ns 0 (not yet measured): init_cwnd_pkts.
+ */
+static uint64_t bbr_init_cwnd(const struct bbr *b, uint64_t rtt_ns)
+{
+	uint64_t pkts = b->init_cwnd_pkts, ref = (uint64_t)b->iw_ref_rtt_ms * MPT_NSEC_PER_MSEC;
+
+	if (ref && rtt_ns > ref) {
+		uint64_t scaled = (uint64_t)((double)b->init_cwnd_pkts * (double)rtt_ns /
+					     (double)ref);
+
+		scaled = MPT_MIN(scaled, (uint64_t)b->iw_max_pkts);
+		pkts = MPT_MAX(pkts, scaled);
+	}
+	return pkts * b->mss;
+}
+
 /* gain x BtlBw x RTprop in bytes; the initial window while either is unknown. A
  * configured path capacity stands in for BtlBw until the first estimate (mptund: a
  * start at the path's BDP instead of the initial window when the user knows the rate) */
@@ -137,7 +171,7 @@ static uint64_t bbr_bdp(const struct bbr *b, uint64_t bw, double gain)
 	if (!bw)
 		bw = b->capacity;
 	if (!b->min_rtt_ns || !bw)
-		return (uint64_t)b->init_cwnd_pkts * b->mss;
+		return bbr_init_cwnd(b, b->min_rtt_ns);
 	return (uint64_t)(gain * (double)bw * (double)b->min_rtt_ns / 1e9);
 }
 
@@ -203,17 +237,23 @@ static void bbr_set_mode(struct mpt_cc *cc, struct bbr *b, uint32_t mode)
 	cc->state = (uint8_t)mode;
 }
 
-/* tcp_bbr.c bbr_init_pacing_rate_from_rtt: high_gain x initial window / RTT */
+/* tcp_bbr.c bbr_init_pacing_rate_from_rtt: high_gain x initial window / RTT. The
+ * first RTT sample also sets the window to the RTT-scaled initial one (bbr_init_cwnd)
+ * unless Startup already ended; the window never shrinks here. */
 static void bbr_init_pacing(struct mpt_cc *cc, struct bbr *b, uint64_t srtt_ns)
 {
 	uint64_t rtt = srtt_ns ? srtt_ns : (uint64_t)b->default_rtt_us * MPT_NSEC_PER_USEC;
-	double bw = (double)b->init_cwnd_pkts * b->mss * 1e9 / (double)rtt;
+	uint64_t iw = bbr_init_cwnd(b, srtt_ns);
+	double bw = (double)iw * 1e9 / (double)rtt;
 
 	if ((double)b->capacity > bw)
 		bw = (double)b->capacity;
 
-	if (srtt_ns)
+	if (srtt_ns) {
 		b->has_seen_rtt = true;
+		if (!b->full_bw_reached)
+			cc->cwnd = MPT_MAX(cc->cwnd, iw);
+	}
 	cc->pacing_rate = (uint64_t)(b->high_gain * bw * (1.0 - b->pacing_margin));
 }
 
@@ -523,7 +563,7 @@ static void bbr_set_cwnd(struct mpt_cc *cc, struct bbr *b, const struct mpt_cc_p
 		target += 2 * (uint64_t)b->mss;
 	if (b->full_bw_reached)
 		cc->cwnd = MPT_MIN(cc->cwnd + acked, target);
-	else if (cc->cwnd < target || p->delivered < (uint64_t)b->init_cwnd_pkts * b->mss)
+	else if (cc->cwnd < target || p->delivered < bbr_init_cwnd(b, b->min_rtt_ns))
 		cc->cwnd += acked;
 	cc->cwnd = MPT_MAX(cc->cwnd, min_cwnd);
 done:
@@ -624,7 +664,7 @@ static void bbr_reset_state(struct mpt_cc *cc, struct bbr *b,
 	b->jump_rounds = 0;
 	b->jump_round_sampled = b->jump_round_fit = b->jump_round_limited = false;
 	b->rtprop_stale = false;
-	cc->cwnd = (uint64_t)b->init_cwnd_pkts * b->mss;
+	cc->cwnd = bbr_init_cwnd(b, p->srtt_ns);
 	bbr_enter_startup(cc, b);
 	bbr_init_pacing(cc, b, p->srtt_ns);
 	bbr_publish(cc, b);
@@ -702,7 +742,15 @@ static const struct mpt_param bbr_params[] = {
 	P_U("full_bw_cnt", full_bw_cnt, 1, 16, 3,
 	    "rounds without growth that mean a full pipe (draft 4.3.2.2; bbr_full_bw_cnt)"),
 	P_U("init_cwnd_pkts", init_cwnd_pkts, 2, 1000, 10,
-	    "initial cwnd, packets (draft 4.2.3.1 InitialCwnd; RFC 6928 IW10); see the trade-off below"),
+	    "initial cwnd, packets (draft 4.2.3.1 InitialCwnd; RFC 6928 IW10), per "
+	    "iw_ref_rtt_ms of RTT; see the trade-off below"),
+	P_U("iw_ref_rtt_ms", iw_ref_rtt_ms, 0, 10000, 25,
+	    "initial cwnd is init_cwnd_pkts per this much RTT, ms; 0: init_cwnd_pkts at "
+	    "any RTT (draft 4.2.3.1 InitialCwnd x RTT / RTT0; TCP Hybla's RTT0, 25 ms: "
+	    "Caini, Firrincieli 2004, section 3)"),
+	P_U("iw_max_pkts", iw_max_pkts, 2, 100000, 400,
+	    "the RTT-scaled initial cwnd at most, packets (ours; bounds draft 4.2.3.1 "
+	    "InitialCwnd x RTT / RTT0)"),
 	P_U("send_quanta", send_quanta, 0, 64, 3,
 	    "cwnd allowance for send bursts, in send quanta (draft 4.2.3.2 BBRInflight; "
 	    "tcp_bbr.c bbr_quantization_budget)"),

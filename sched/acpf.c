@@ -66,6 +66,7 @@ struct acpf {
 	bool probe_rtt_pause;
 	bool arrival;			/* arrival-aware spill-over (cpf_select.h) */
 	uint32_t min_live_pkts;		/* floor of the live window, packets */
+	bool startup_max;		/* a path in BBR Startup: MAX_FRAC */
 
 	/* state */
 	double frac;			/* the synchronized cw_frac */
@@ -188,7 +189,8 @@ static void update_live(struct acpf *a, const struct mpt_sched_ctx *ctx, uint64_
 {
 	for (unsigned i = 0; i < ctx->npaths; i++) {
 		const struct mpt_path_view *v = &ctx->paths[i];
-		double w = a->frac * (double)v->cwnd;
+		bool startup = a->startup_max && v->cc_state == MPT_CC_STARTUP;
+		double w = (startup ? a->max_frac : a->frac) * (double)v->cwnd;
 		uint64_t floor = MPT_MIN(v->cwnd, (uint64_t)a->min_live_pkts *
 					 (v->mtu ? v->mtu : 1200u));
 
@@ -298,6 +300,10 @@ static const struct mpt_param acpf_params[] = {
 	  .offset = offsetof(struct acpf, min_live_pkts), .min = 0, .max = 1000, .def = 10,
 	  .help = "live window at least this many packets (at most cwnd): at 1 ms RTT "
 		  "MIN_FRAC x cwnd is 4 packets (ours; 0 is the paper)" },
+	{ .name = "startup_max", .type = MPT_PARAM_BOOL,
+	  .offset = offsetof(struct acpf, startup_max), .min = 0, .max = 1, .def = 1,
+	  .help = "a path whose BBR is in Startup gets MAX_FRAC of its cwnd: Startup's "
+		  "cwnd is its growth, not 2 BDP (ours; 0 is the paper)" },
 };
 
 static bool acpf_in_order(const void *priv)

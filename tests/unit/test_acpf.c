@@ -390,6 +390,33 @@ static void test_live_window_limits_path(void **state)
 	assert_int_equal(send_one(&f), -1);
 }
 
+/* ours (startup_max): a path whose BBR is in Startup gets MAX_FRAC of its cwnd, the
+ * others cw_frac; startup_max = 0 is the paper's MIN_FRAC for every state. */
+static void test_startup_path_gets_max_frac(void **state)
+{
+	const uint64_t cwnd_pkts = 100;
+	struct fix f;
+	unsigned on0 = 0;
+
+	fix_init(&f, cwnd_pkts, NULL);
+	f.paths[0].cc_state = MPT_CC_STARTUP;
+	f.ctx.queue_pkts = 1;
+	while (send_one(&f) == 0)
+		on0++;
+	assert_int_equal(on0, cwnd_pkts);
+	assert_true(stat(&f, "live_cwnd", 0) == cwnd_pkts * PKT);
+	assert_true(stat(&f, "live_cwnd", 1) == 47 * cwnd_pkts * PKT / 100);
+	assert_true(frac(&f) == MIN_FRAC);	/* the fraction itself is untouched */
+
+	fix_init(&f, cwnd_pkts, "startup_max", "false", NULL);
+	f.paths[0].cc_state = MPT_CC_STARTUP;
+	f.ctx.queue_pkts = 1;
+	on0 = 0;
+	while (send_one(&f) == 0)
+		on0++;
+	assert_int_equal(on0, 47);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_paused_in_probe_rtt),
 		cmocka_unit_test(test_kernel_mode),
 		cmocka_unit_test(test_live_window_limits_path),
+		cmocka_unit_test(test_startup_path_gets_max_frac),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
  * Every bound derives from the link: rate, RTT = 2 x 16 ms, BDP = rate x RTT, and the
  * BBR tunables read back from the module's parameter table.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -221,6 +222,8 @@ static void test_bbr_constants_are_literal(void **state)
 		{ "min_cwnd_pkts", 4 },
 		{ "full_bw_cnt", 3 },
 		{ "init_cwnd_pkts", 10 },
+		{ "iw_ref_rtt_ms", 25 },	/* TCP Hybla's RTT0 */
+		{ "iw_max_pkts", 400 },
 		{ "send_quanta", 3 },
 		{ "quantum_us", 1000 },
 		{ "quantum_max", 65536 },
@@ -544,6 +547,116 @@ static void test_bbr_rtt_jump(void **state)
 	sim_session_free(s);
 }
 
+/*
+ * The BDP-aware start (bbr_init_cwnd): the first RTT sample sets the window to
+ * init_cwnd_pkts per iw_ref_rtt_ms of RTT, capped at iw_max_pkts, and the initial
+ * pacing rate to high_gain x that window / RTT. A 600 ms path starts at 240 packets,
+ * a 10 ms one at 10; iw_ref_rtt_ms = 0 is IW10 at any RTT. Driven directly: one ACK
+ * of a probe-sized packet, as the daemon's path probes measure the RTT before data.
+ */
+static void iw_after_first_rtt(uint64_t rtt, const char *ref, uint64_t *cwnd,
+			       uint64_t *pacing)
+{
+	const struct mpt_cc_ops *ops = mpt_cc_find("bbr");
+	const struct mpt_param *prm = mpt_param_find(ops->params, ops->nparams,
+						     "iw_ref_rtt_ms");
+	struct mpt_cc_path p = { .mss = 1200 };
+	struct mpt_rate_sample rs = {
+		.delivered = 100, .interval_ns = rtt, .rtt_ns = rtt, .acked_bytes = 100,
+		.prior_in_flight = 100, .is_app_limited = true,
+	};
+	struct mpt_rng rng;
+	struct mpt_cc cc;
+	char err[128];
+
+	mpt_rng_seed(&rng, 3);
+	mpt_cc_prepare(&cc, ops);
+	if (ref)
+		assert_int_equal(mpt_param_parse(prm, cc.priv, ref, err, sizeof(err)), 0);
+	ops->init(&cc, &p, &rng, 1);
+	assert_int_equal(cc.cwnd, 10 * 1200);		/* no RTT yet: IW10 */
+	p.delivered = 100;
+	p.srtt_ns = p.min_rtt_ns = rtt;
+	ops->on_ack(&cc, &p, &rs, 1 + rtt);
+	*cwnd = cc.cwnd;
+	*pacing = cc.pacing_rate;
+}
+
+static void test_bbr_iw_scales_with_rtt(void **state)
+{
+	double gain = bbr_param("high_gain") * (1 - bbr_param("pacing_margin"));
+	uint64_t cwnd, pacing, acked = 100;	/* Startup then adds the ACKed bytes */
+
+	iw_after_first_rtt(600 * MS, NULL, &cwnd, &pacing);
+	assert_int_equal(cwnd, 240 * 1200 + acked);	/* 10 x 600 / 25 */
+	assert_true(fabs((double)pacing - gain * 240 * 1200 / 0.6) < 2);
+	iw_after_first_rtt(10 * MS, NULL, &cwnd, &pacing);
+	assert_int_equal(cwnd, 10 * 1200 + acked);
+	iw_after_first_rtt(600 * MS, "0", &cwnd, &pacing);
+	assert_int_equal(cwnd, 10 * 1200 + acked);
+	iw_after_first_rtt(2 * SEC, NULL, &cwnd, &pacing);
+	assert_int_equal(cwnd, (uint64_t)bbr_param("iw_max_pkts") * 1200 + acked);
+}
+
+/*
+ * On the simulated link: a 300 ms one-way path at 100 Mbit/s carries a demand that
+ * doubles every 334 ms from 10 packets per 334 ms, as an inner TCP in slow start whose
+ * ACKs come back over a 30 ms path (sat-lte-down). A warm-up trickle lets the path
+ * measure its RTT first, as the daemon's probes do. With the RTT-scaled start the
+ * sender's backlog stays within a few packets for 1.5 s of that growth; with IW10 at
+ * any RTT (iw_ref_rtt_ms = 0) the path doubles only every 600 ms and the backlog grows
+ * to hundreds of packets, which the inner sender would see as a rising RTT.
+ */
+struct grow_trace {
+	uint64_t start_ns, rate0, queue_max;
+};
+
+static void grow_hook(struct sim_session *s, void *arg)
+{
+	struct grow_trace *g = arg;
+	uint64_t now = sim_now(s);
+
+	if (now < g->start_ns)
+		return;
+	sim_session_set_source_rate(s, (uint64_t)((double)g->rate0 *
+				    pow(2.0, (double)(now - g->start_ns) / (334.0 * MS))));
+	g->queue_max = MPT_MAX(g->queue_max, sim_session_queue_pkts(s));
+}
+
+static uint64_t grow_backlog(const char *ref)
+{
+	struct grow_trace g = { .start_ns = 700 * MS, .rate0 = 10 * 1200 * SEC / (334 * MS) };
+	struct sim_session_cfg cfg = {
+		.npaths = 1, .sched = "rr", .seed = 5, .source_rate = 20000,
+		.queue_pkts = 100000, .hook = grow_hook, .hook_arg = &g,
+		.hook_interval_ns = MS,
+	};
+	struct sim_session *s;
+
+	cfg.paths[0] = (struct sim_path_cfg){
+		.name = "sat", .cc = "bbr", .mss = 1200,
+		.link = { .rate = 100000000 / 8, .delay_ns = 300 * MS,
+			  .queue_bytes = 100000000ULL / 8 * 600 / 1000 },
+	};
+	s = sim_session_new(&cfg);
+	assert_non_null(s);
+	if (ref)
+		assert_int_equal(sim_session_set_param(s, 0, "iw_ref_rtt_ms", ref), 0);
+	sim_session_run_until(s, g.start_ns + 1500 * MS);
+	sim_session_free(s);
+	return g.queue_max;
+}
+
+static void test_bbr_iw_keeps_up_on_a_long_path(void **state)
+{
+	uint64_t scaled = grow_backlog(NULL), iw10 = grow_backlog("0");
+
+	print_message("backlog max: %llu packets scaled, %llu with IW10\n",
+		      (unsigned long long)scaled, (unsigned long long)iw10);
+	assert_true(scaled <= 5);
+	assert_true(iw10 >= 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -556,6 +669,8 @@ int main(void)
 		cmocka_unit_test(test_bbr_send_quantum),
 		cmocka_unit_test(test_bbr_rtt_jump),
 		cmocka_unit_test(test_bbr_rtt_jump_ack_delay),
+		cmocka_unit_test(test_bbr_iw_scales_with_rtt),
+		cmocka_unit_test(test_bbr_iw_keeps_up_on_a_long_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
