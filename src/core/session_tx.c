@@ -345,7 +345,7 @@ static struct mpt_pkt *take(struct mpt_session *s, struct mpt_pktq *q,
 			    const struct mpt_sched_ctx *ctx, uint32_t mask)
 {
 	struct mpt_pkt *p;
-	uint64_t lead, end = 0;
+	uint64_t lead, joined, end = 0;
 
 	if ((q == &s->squeue && q->pkts < 2) || (mask & (mask - 1)) ||
 	    !s->sched->in_order || !s->sched->in_order(s->sched_priv) ||
@@ -361,9 +361,8 @@ static struct mpt_pkt *take(struct mpt_session *s, struct mpt_pktq *q,
 		if (q->pkts < 2)
 			goto head;
 	} else if (s->sparse.q.head) {
-		end = join_run(s);	/* (MPT_MAX evaluates twice) */
-		lead = MPT_MAX(lead, end);
-		end = 0;
+		joined = join_run(s);	/* once: MPT_MAX evaluates its arguments twice */
+		lead = MPT_MAX(lead, joined);
 	}
 	s->st.in_order_takes++;
 	/* the packets it passes are numbered first, so that they are the ones the

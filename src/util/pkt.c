@@ -82,16 +82,14 @@ void mpt_pktq_push_ahead(struct mpt_pktq *q, struct mpt_pkt *p)
 
 void mpt_pktq_splice_after(struct mpt_pktq *q, struct mpt_pkt *after, struct mpt_pktq *from)
 {
-	if (!after) {
-		mpt_pktq_prepend(q, from);
-		return;
-	}
+	struct mpt_pkt **link = after ? &after->next : &q->head;
+
 	if (!from->head)
 		return;
-	from->tail->next = after->next;
-	if (q->tail == after)
-		q->tail = from->tail;
-	after->next = from->head;
+	from->tail->next = *link;
+	if (!*link)
+		q->tail = from->tail;	/* after was the tail, or q was empty */
+	*link = from->head;
 	q->pkts += from->pkts;
 	q->bytes += from->bytes;
 	from->head = from->tail = NULL;

@@ -128,25 +128,15 @@ static inline struct mpt_pkt *mpt_pktq_pop(struct mpt_pktq *q)
 	return p;
 }
 
-/* Move every packet of from to the front of q, in order; from is left empty. */
-static inline void mpt_pktq_prepend(struct mpt_pktq *q, struct mpt_pktq *from)
-{
-	if (!from->head)
-		return;
-	from->tail->next = q->head;
-	if (!q->head)
-		q->tail = from->tail;
-	q->head = from->head;
-	q->pkts += from->pkts;
-	q->bytes += from->bytes;
-	from->head = from->tail = NULL;
-	from->pkts = 0;
-	from->bytes = 0;
-}
-
 /* Move every packet of from into q right after `after` (a packet of q; NULL: to the
  * front), in order; from is left empty. */
 void mpt_pktq_splice_after(struct mpt_pktq *q, struct mpt_pkt *after, struct mpt_pktq *from);
+
+/* Move every packet of from to the front of q, in order; from is left empty. */
+static inline void mpt_pktq_prepend(struct mpt_pktq *q, struct mpt_pktq *from)
+{
+	mpt_pktq_splice_after(q, NULL, from);
+}
 
 /* Put p after the packets at q's head that are unordered (real-time: a rule with
  * Ordered = no) and before the first that is not: an unordered p goes ahead of the

@@ -81,9 +81,7 @@ static void test_pure_ack_unordered(void **state)
 	assert_int_equal(p->txq.pkts, 2);
 	assert_int_equal(p->txq.head->dsn, dsn0);
 
-	ev_timer_stop(h.d->loop, &h.s->timer);
-	ev_loop_destroy(h.d->loop);
-	sessiontest_free(&h);
+	sessiontest_free_ue(&h);
 }
 
 int main(void)

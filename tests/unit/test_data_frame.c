@@ -73,9 +73,7 @@ static void test_repair_goes_as_data_resent(void **state)
 	assert_int_equal(frame_type(k[1]), MPT_FRAME_DATA_RESENT);
 	assert_int_equal(frame_type(k[2]), MPT_FRAME_DATA_UNORDERED);
 
-	ev_timer_stop(h.d->loop, &h.s->timer);
-	ev_loop_destroy(h.d->loop);
-	sessiontest_free(&h);
+	sessiontest_free_ue(&h);
 }
 
 int main(void)

@@ -74,9 +74,7 @@ static void test_realtime_not_paced(void **state)
 	assert_int_equal(p->st.data_tx, 3);
 	assert_int_equal(p->pacer.next_ns, owed);
 
-	ev_timer_stop(h.d->loop, &h.s->timer);
-	ev_loop_destroy(h.d->loop);
-	sessiontest_free(&h);
+	sessiontest_free_ue(&h);
 }
 
 int main(void)

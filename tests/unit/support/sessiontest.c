@@ -95,3 +95,10 @@ void sessiontest_init_ue(struct sessiontest *h, const char *sched, uint64_t now)
 		die("event loop", "ev_loop_new failed");
 	ev_init(&h->s->timer, timer_noop);
 }
+
+void sessiontest_free_ue(struct sessiontest *h)
+{
+	ev_timer_stop(h->d->loop, &h->s->timer);
+	ev_loop_destroy(h->d->loop);
+	sessiontest_free(h);
+}

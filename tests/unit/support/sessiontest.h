@@ -28,7 +28,8 @@ void sessiontest_init(struct sessiontest *h, const char *conf, size_t len,
 void sessiontest_free(struct sessiontest *h);
 /* The same for a UE with one path ("lte") and the given scheduler, 256 packets, with
  * an event loop and the session timer set up with a callback that does nothing (the
- * test reads the timer's time instead); the caller destroys h->d->loop. */
+ * test reads the timer's time instead); sessiontest_free_ue undoes it. */
 void sessiontest_init_ue(struct sessiontest *h, const char *sched, uint64_t now);
+void sessiontest_free_ue(struct sessiontest *h);
 
 #endif
