@@ -185,7 +185,9 @@ void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now)
  * 300 ms satellite next to a 30 ms LTE link (sat-lte-down, issue 22) had its ACKs
  * spill onto the satellite's uplink whenever LTE's window was full, and the anchor
  * held each ACK that came over LTE behind them for the whole 275 ms hold: the server
- * saw its RTT jump from 334 to 600 ms, and its ACK clock stall. */
+ * saw its RTT jump from 334 to 600 ms, and its ACK clock stall. It is not real-time
+ * (pkt->realtime): in a path's window its bytes are the other traffic's, not a
+ * real-time rule's (session_rules.c). */
 #define MPT_DSN_UNSET	UINT64_MAX
 static inline void mpt_session_number(struct mpt_session *s, struct mpt_pkt *p)
 {

@@ -94,6 +94,7 @@ void mpt_session_dispatch(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t m
 			copy->len = pkt->len;
 			copy->dsn = pkt->dsn;
 			copy->unordered = pkt->unordered;
+			copy->realtime = pkt->realtime;
 			copy->enq_ns = pkt->enq_ns;
 			copy->meta = pkt->meta;
 			memcpy(copy->data, pkt->data, pkt->len);
