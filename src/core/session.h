@@ -73,6 +73,7 @@ struct mpt_session_stats {
 	uint64_t repairs;			/* lost packets re-sent */
 	uint64_t repair_late;			/* lost, but a repair would come too late */
 	uint64_t repair_given_up;		/* lost again, or Recovery = off */
+	uint64_t repair_copied;			/* lost, but sent on another path too */
 	uint64_t too_big_drops;			/* fit no path (session_pmtu.c) */
 	uint64_t ptb_sent;			/* ICMP too big written to the TUN */
 	uint64_t ptb_soft;			/* the same for packets sent on larger paths */
