@@ -14,7 +14,9 @@
  * max_len bytes (voice, game updates, TCP ACKs), with first_pkts only a flow's first
  * first_pkts packets (handshakes, short requests), and with trigger = threshold only
  * while some usable path breaches a threshold. Each copy is a packet of its own on
- * its path: its path's recovery and congestion controller count it like any other.
+ * its path: its path's recovery and congestion controller count it like any other;
+ * a copy declared lost is not repaired, the other copy is its repair
+ * (session_repair.c).
  */
 #include <mptund/sched.h>
 

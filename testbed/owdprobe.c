@@ -15,9 +15,13 @@
  * passed, then prints one JSON object:
  *   {"planned":N,"received":R,"duplicates":D,"lost":L,"loss_pct":X,
  *    "owd_min_ms":..,"owd_p50_ms":..,"owd_p99_ms":..,"owd_max_ms":..,
- *    "per_s":[[second, sent, lost, p99_ms], ...]}
+ *    "per_s":[[second, sent, lost, p99_ms], ...],
+ *    "t0_ns":..,"slow":[[seq, owd_ms], ...]}
  * A packet counts as lost when it never arrived (late packets are received, and show in
  * the delay figures). per_s buckets packets by their send time, from the first packet.
+ * slow lists the packets (at most OP_SLOW_MAX) that arrived more than OP_SLOW_MS after
+ * the least one-way delay, by sequence number (sent seq x the interval after the
+ * first): where a tail came from, packet by packet.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,6 +39,8 @@
 
 #define OP_MAGIC 0x6f776470u	/* "owdp" */
 #define OP_MAX_PKTS 2000000u
+#define OP_SLOW_MS 30.0		/* "slow": this far above the least delay */
+#define OP_SLOW_MAX 2000u
 
 struct op_hdr {
 	uint32_t magic, seq, planned, interval_us;
@@ -146,6 +152,8 @@ static int do_send(int argc, char **argv)
 struct op_recv {
 	uint32_t planned, received, dups;
 	int64_t interval_ns;
+	int64_t t0_ns;			/* the first packet's send time, as the first
+					 * received one puts it (sent_ns - seq x interval) */
 	double *owd;			/* ms per seq; NAN = not received */
 };
 
@@ -166,6 +174,7 @@ static void take(struct op_recv *r, const uint8_t *buf, ssize_t n, int64_t rx_ns
 			exit(1);
 		for (uint32_t i = 0; i < r->planned; i++)
 			r->owd[i] = NAN;
+		r->t0_ns = h->sent_ns - (int64_t)h->seq * r->interval_ns;
 	}
 	if (h->seq >= r->planned)
 		return;
@@ -209,6 +218,20 @@ static void print_num(const char *key, double v, bool comma)
 		printf("\"%s\":%.3f%s", key, v, comma ? "," : "");
 }
 
+/* The packets more than OP_SLOW_MS above the least delay, closing the per_s array. */
+static void report_slow(const struct op_recv *r, double least)
+{
+	uint32_t n = 0;
+
+	printf("],\"t0_ns\":%lld,\"slow\":[", (long long)r->t0_ns);
+	for (uint32_t s = 0; s < r->planned && n < OP_SLOW_MAX && !isnan(least); s++) {
+		if (isnan(r->owd[s]) || r->owd[s] <= least + OP_SLOW_MS)
+			continue;
+		printf("%s[%u,%.3f]", n++ ? "," : "", s, r->owd[s]);
+	}
+	printf("]");
+}
+
 static void report(const struct op_recv *r, double secs_per_bucket)
 {
 	double *scratch = malloc((r->planned ? r->planned : 1) * sizeof(double));
@@ -237,7 +260,8 @@ static void report(const struct op_recv *r, double secs_per_bucket)
 		else
 			printf("%.3f]", p99);
 	}
-	printf("]}\n");
+	report_slow(r, quantile(r, 0, r->planned, 0, scratch));
+	printf("}\n");
 	free(scratch);
 }
 

@@ -207,6 +207,7 @@ enum mpt_ctl_kind {
 	X("session.#.repairs", COUNTER, "lost packets re-sent (Recovery = retransmit)") \
 	X("session.#.repair_late", COUNTER, "lost packets not re-sent: they would come after the receiver gave up") \
 	X("session.#.repair_given_up", COUNTER, "lost packets not re-sent: lost again, or Recovery = off") \
+	X("session.#.repair_copied", COUNTER, "lost packets not re-sent: sent on another path too (redundant)") \
 	X("session.#.too_big_drops", COUNTER, "inner packets that fit no path, dropped") \
 	X("session.#.ptb_sent", COUNTER, "ICMP too-big messages written to the TUN for them") \
 	X("session.#.frag_pkts", COUNTER, "IPv4 packets without DF that fit no path, cut into fragments") \

@@ -73,6 +73,7 @@ struct mpt_session_stats {
 	uint64_t repairs;			/* lost packets re-sent */
 	uint64_t repair_late;			/* lost, but a repair would come too late */
 	uint64_t repair_given_up;		/* lost again, or Recovery = off */
+	uint64_t repair_copied;			/* lost, but sent on another path too */
 	uint64_t too_big_drops;			/* fit no path (session_pmtu.c) */
 	uint64_t ptb_sent;			/* ICMP too big written to the TUN */
 	uint64_t ptb_soft;			/* the same for packets sent on larger paths */
@@ -185,7 +186,9 @@ void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now)
  * 300 ms satellite next to a 30 ms LTE link (sat-lte-down, issue 22) had its ACKs
  * spill onto the satellite's uplink whenever LTE's window was full, and the anchor
  * held each ACK that came over LTE behind them for the whole 275 ms hold: the server
- * saw its RTT jump from 334 to 600 ms, and its ACK clock stall. */
+ * saw its RTT jump from 334 to 600 ms, and its ACK clock stall. It is not real-time
+ * (pkt->realtime): in a path's window its bytes are the other traffic's, not a
+ * real-time rule's (session_rules.c). */
 #define MPT_DSN_UNSET	UINT64_MAX
 static inline void mpt_session_number(struct mpt_session *s, struct mpt_pkt *p)
 {

@@ -154,11 +154,24 @@ static bool in_time(const struct mpt_session *s, const struct mpt_pkt *pkt,
 	return now + mpt_arrival_ns(v, v->cwnd, pkt->len) <= pkt->sent_ns + owd + limit;
 }
 
+/*
+ * A packet sent on two paths (a redundant pick, sched/redundant.c) has its repair on
+ * the other one already: re-sent, it only adds to the live path. Real-time, it came
+ * off the voice's allowance there too (session_rules.c): atsss-mixed, priority@atsss,
+ * at WiFi's death its voice copies in flight were repaired onto LTE (LTE's real-time
+ * bytes 8.4 kB against the 6 kB allowance past the bulk, with the download's ACKs
+ * repaired beside them), and the voice waited 130 ms there with WiFi down.
+ */
 void mpt_session_collect_lost(struct mpt_session *s, struct mpt_path *p, uint64_t now)
 {
 	struct mpt_pkt *pkt;
 
 	while ((pkt = mpt_pktq_pop(&p->lostq))) {
+		if (pkt->copied) {
+			s->st.repair_copied++;
+			mpt_pkt_put(&s->d->pool, pkt);
+			continue;
+		}
 		if (s->d->cfg.recovery != MPT_RECOVERY_RETRANSMIT || pkt->rtx) {
 			s->st.repair_given_up++;
 			mpt_pkt_put(&s->d->pool, pkt);

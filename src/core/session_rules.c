@@ -31,7 +31,12 @@
  * then waited a round trip for the bulk to drain (its real-time bytes are counted
  * apart, the recovery's rt_in_flight and the head of the pacer queue). Their packets
  * go ahead of the ordered ones waiting in a path's pacer queue (mpt_pktq_push_ahead,
- * in mpt_session_dispatch).
+ * in mpt_session_dispatch). The inner pure ACKs go ahead unordered too (session.h),
+ * but they are the other traffic's bytes (pkt->realtime is the rules' mark, not
+ * pkt->unordered): counted as the rule's own, a download's ACKs used up the voice's
+ * allowance whenever they filled a path (atsss-mixed, priority@atsss: at WiFi's
+ * degradation its window of ACKs was repaired onto LTE, 16-21 kB "real-time" there
+ * against an 11 kB window, and the voice waited or went over the 150 ms WiFi alone).
  */
 #include <errno.h>
 #include <limits.h>
@@ -275,13 +280,15 @@ static bool server_of(struct mpt_session *s, struct mpt_srules *rl, unsigned i,
 }
 
 /* Bytes of real-time packets on path p: in flight, and at the head of its pacer queue
- * (they go ahead of the others, mpt_pktq_push_ahead). */
+ * (they go ahead of the others, mpt_pktq_push_ahead, as the inner pure ACKs do: those
+ * are unordered too, but the other traffic's). */
 static uint64_t realtime_bytes(const struct mpt_path *p)
 {
 	uint64_t n = p->rec.rt_in_flight;
 
 	for (const struct mpt_pkt *k = p->txq.head; k && k->unordered; k = k->next)
-		n += k->len;
+		if (k->realtime)
+			n += k->len;
 	return n;
 }
 
@@ -351,7 +358,7 @@ static bool serve_one(struct mpt_session *s, struct mpt_srules *rl, struct serve
 	mpt_pktq_pop(sv->q);
 	rl->queued--;
 	if (sv->unordered) {		/* Ordered = no: its own numbers, no holes */
-		pkt->unordered = true;
+		pkt->unordered = pkt->realtime = true;
 		pkt->dsn = s->next_udsn++;
 	} else {
 		pkt->dsn = MPT_DSN_UNSET;

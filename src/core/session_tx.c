@@ -151,7 +151,7 @@ static void send_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt 
 	ret = seal(s, p, buf, flen, b->buf + b->off, b->cap - b->off,
 		   &(struct mpt_seal_opts){ .eliciting = true, .retain = keep ? pkt : NULL,
 					    .inner_mtu = d->inner_mtu,
-					    .realtime = pkt->unordered }, now);
+					    .realtime = pkt->realtime }, now);
 	if (ret < 0) {
 		p->st.send_errors++;
 		mpt_pkt_put(&d->pool, pkt);

@@ -82,6 +82,7 @@ void mpt_session_sched_ctx(struct mpt_session *s, struct mpt_sched_ctx *ctx, uin
 
 void mpt_session_dispatch(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t mask)
 {
+	pkt->copied = (mask & (mask - 1)) != 0;
 	while (mask) {
 		unsigned i = (unsigned)__builtin_ctz(mask);
 		struct mpt_pkt *copy = pkt;
@@ -94,6 +95,8 @@ void mpt_session_dispatch(struct mpt_session *s, struct mpt_pkt *pkt, uint32_t m
 			copy->len = pkt->len;
 			copy->dsn = pkt->dsn;
 			copy->unordered = pkt->unordered;
+			copy->realtime = pkt->realtime;
+			copy->copied = true;
 			copy->enq_ns = pkt->enq_ns;
 			copy->meta = pkt->meta;
 			memcpy(copy->data, pkt->data, pkt->len);

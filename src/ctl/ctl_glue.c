@@ -310,6 +310,8 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 		     (unsigned long long)s->st.repair_late);
 	mpt_ctl_outf(out, "session.%u.repair_given_up=%llu", si,
 		     (unsigned long long)s->st.repair_given_up);
+	mpt_ctl_outf(out, "session.%u.repair_copied=%llu", si,
+		     (unsigned long long)s->st.repair_copied);
 	mpt_ctl_outf(out, "session.%u.too_big_drops=%llu", si,
 		     (unsigned long long)s->st.too_big_drops);
 	mpt_ctl_outf(out, "session.%u.ptb_sent=%llu", si, (unsigned long long)s->st.ptb_sent);

@@ -31,6 +31,12 @@ struct mpt_pkt {
 	uint8_t path;			/* path id of the latest send */
 	bool unordered;			/* dsn is of the unordered space: sent as
 					 * DATA_UNORDERED, delivered at once */
+	bool realtime;			/* a real-time rule's packet (Ordered = no):
+					 * its bytes are the rule's own in a path's
+					 * window (session_rules.c); an inner pure
+					 * ACK is unordered, not real-time */
+	bool copied;			/* sent on more than one path (a redundant
+					 * pick): a copy is its repair */
 	bool counted;			/* waits counted in its flow's bucket of the
 					 * sparse lane's table (core/sparse.h) */
 	struct mpt_pkt_meta meta;
@@ -78,6 +84,8 @@ static inline struct mpt_pkt *mpt_pkt_alloc(struct mpt_pkt_pool *pool)
 	p->len = 0;
 	p->rtx = 0;
 	p->unordered = false;
+	p->realtime = false;
+	p->copied = false;
 	p->counted = false;
 	return p;
 }

@@ -336,6 +336,40 @@ static void test_live_path_holes_keep_the_hold(void **state)
 	h_free(&h);
 }
 
+/*
+ * A packet the scheduler sent on two paths (redundant) is not repaired when one copy is
+ * lost: the other is its repair. Repaired, a voice rule's copies from a path that died
+ * came off its real-time allowance on the live path and held the voice there
+ * (atsss-mixed). A packet sent on one path is repaired as before.
+ */
+static void test_copy_not_repaired(void **state)
+{
+	struct harness h;
+	struct mpt_pkt *pkt;
+
+	(void)state;
+	h_init(&h);
+	for (unsigned i = 0; i < 2; i++) {
+		pkt = mpt_pkt_alloc(&h.d->pool);
+		assert_non_null(pkt);
+		pkt->len = 200;
+		pkt->dsn = i;
+		pkt->unordered = pkt->realtime = true;
+		mpt_session_dispatch(h.s, pkt, i == 0 ? 0x3 : 0x1);
+	}
+	assert_int_equal(h.s->paths[0].txq.pkts, 2);
+	assert_int_equal(h.s->paths[1].txq.pkts, 1);
+	assert_true(h.s->paths[0].txq.head->copied && h.s->paths[1].txq.head->copied);
+	assert_false(h.s->paths[0].txq.tail->copied);
+	while ((pkt = mpt_pktq_pop(&h.s->paths[0].txq)))	/* sent, then lost */
+		mpt_pktq_push(&h.s->paths[0].lostq, pkt);
+	mpt_session_collect_lost(h.s, &h.s->paths[0], 100 * MS);
+	assert_int_equal(h.s->st.repair_copied, 1);
+	assert_int_equal(h.s->rtxq.pkts, 1);
+	assert_int_equal(h.s->rtxq.head->dsn, 1);
+	h_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_dark_path_holes_wait_for_repairs),
 		cmocka_unit_test(test_dark_path_hold_is_bounded),
 		cmocka_unit_test(test_live_path_holes_keep_the_hold),
+		cmocka_unit_test(test_copy_not_repaired),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
