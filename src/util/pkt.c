@@ -97,6 +97,24 @@ void mpt_pktq_splice_after(struct mpt_pktq *q, struct mpt_pkt *after, struct mpt
 	from->bytes = 0;
 }
 
+struct mpt_pkt *mpt_pktq_unlink_after(struct mpt_pktq *q, struct mpt_pkt *prev)
+{
+	struct mpt_pkt *p;
+
+	if (!prev)
+		return mpt_pktq_pop(q);
+	p = prev->next;
+	if (!p)
+		return NULL;
+	prev->next = p->next;
+	if (q->tail == p)
+		q->tail = prev;
+	q->pkts--;
+	q->bytes -= p->len;
+	p->next = NULL;
+	return p;
+}
+
 struct mpt_pkt *mpt_pktq_take_at(struct mpt_pktq *q, uint64_t offset)
 {
 	struct mpt_pkt *prev = NULL, *p = q->head;
@@ -106,15 +124,7 @@ struct mpt_pkt *mpt_pktq_take_at(struct mpt_pktq *q, uint64_t offset)
 		prev = p;
 		p = p->next;
 	}
-	if (!prev)
-		return mpt_pktq_pop(q);
-	prev->next = p->next;
-	if (q->tail == p)
-		q->tail = prev;
-	q->pkts--;
-	q->bytes -= p->len;
-	p->next = NULL;
-	return p;
+	return mpt_pktq_unlink_after(q, prev);
 }
 
 void mpt_pktq_purge(struct mpt_pktq *q, struct mpt_pkt_pool *pool)
