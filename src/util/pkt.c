@@ -61,6 +61,18 @@ void mpt_pkt_pool_free(struct mpt_pkt_pool *pool)
 	pool->free = NULL;
 }
 
+void mpt_pktq_insert_after(struct mpt_pktq *q, struct mpt_pkt *after, struct mpt_pkt *p)
+{
+	struct mpt_pkt **link = after ? &after->next : &q->head;
+
+	p->next = *link;
+	if (!*link)
+		q->tail = p;
+	*link = p;
+	q->pkts++;
+	q->bytes += p->len;
+}
+
 void mpt_pktq_push_ahead(struct mpt_pktq *q, struct mpt_pkt *p)
 {
 	struct mpt_pkt *prev = NULL;
@@ -71,13 +83,7 @@ void mpt_pktq_push_ahead(struct mpt_pktq *q, struct mpt_pkt *p)
 	}
 	for (struct mpt_pkt *k = q->head; k && k->unordered; k = k->next)
 		prev = k;
-	p->next = prev ? prev->next : q->head;
-	if (prev)
-		prev->next = p;
-	else
-		q->head = p;
-	q->pkts++;
-	q->bytes += p->len;
+	mpt_pktq_insert_after(q, prev, p);
 }
 
 void mpt_pktq_splice_after(struct mpt_pktq *q, struct mpt_pkt *after, struct mpt_pktq *from)

@@ -5,7 +5,9 @@
  * kept, so the inner sender learns of its loss from the packets right behind the
  * hole. Not dropped: a packet numbered already (the receiver would wait for it), a
  * pure ACK, a SYN, a FIN. With nothing that may go, the arriving packet is dropped
- * (tail drop) and the lane stays at QueueLimit.
+ * (tail drop) and the lane stays at QueueLimit. An inner TCP retransmission goes to
+ * the lane's front (bulk_push), behind the numbered packets and the retransmissions
+ * before it, and is not dropped from there.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,7 +26,7 @@
 #define T0	(1000 * MS)
 #define LIMIT	16
 
-enum kind { DATA, ACK_ONLY, SYN, FIN };
+enum kind { DATA, ACK_ONLY, SYN, FIN, RETRANS };
 
 /* One inner TCP packet of flow 1 tagged `tag` (its first two bytes), into the
  * session as tunio.c hands it over. */
@@ -33,7 +35,7 @@ static void send_pkt(struct sessiontest *h, uint16_t tag, enum kind kind)
 	struct mpt_pkt *k = mpt_pkt_alloc(&h->d->pool);
 
 	assert_non_null(k);
-	k->len = kind == DATA ? 1400 : 52;
+	k->len = kind == DATA || kind == RETRANS ? 1400 : 52;
 	memset(k->data, 0x45, k->len);
 	k->data[0] = (uint8_t)(tag >> 8);
 	k->data[1] = (uint8_t)tag;
@@ -44,6 +46,7 @@ static void send_pkt(struct sessiontest *h, uint16_t tag, enum kind kind)
 	k->meta.tcp_flags = MPT_TCP_FLAG_ACK | (kind == SYN ? MPT_TCP_FLAG_SYN : 0) |
 			    (kind == FIN ? MPT_TCP_FLAG_FIN : 0);
 	k->meta.tcp_ack_only = kind == ACK_ONLY;
+	k->meta.tcp_retrans = kind == RETRANS;	/* as mpt_session_note_tcp finds */
 	mpt_session_enqueue(h->s, k, T0);
 }
 
@@ -142,12 +145,62 @@ static void test_tail_drop_when_none_may_go(void **state)
 	sessiontest_free_ue(&h);
 }
 
+/* Retransmissions go to the front, behind the numbered packets, in their order; new
+ * data to the tail. */
+static void test_retrans_to_front(void **state)
+{
+	static const uint16_t want[] = { 0, 1, 100, 101, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	struct sessiontest h;
+	uint16_t t[LIMIT];
+	struct mpt_pkt *k;
+
+	(void)state;
+	setup(&h);
+	for (uint16_t i = 0; i < 10; i++)
+		send_pkt(&h, i, DATA);
+	k = h.s->squeue.head;
+	mpt_session_number(h.s, k);
+	mpt_session_number(h.s, k->next);
+	send_pkt(&h, 100, RETRANS);
+	send_pkt(&h, 101, RETRANS);
+	send_pkt(&h, 10, DATA);
+	assert_int_equal(tags(&h, t, LIMIT), 13);
+	for (unsigned i = 0; i < 13; i++)
+		assert_int_equal(t[i], want[i]);
+	assert_int_equal(h.s->squeue.tail->data[1], 10);
+	sessiontest_free_ue(&h);
+}
+
+/* A full lane with retransmissions at its front drops the data behind them. */
+static void test_retrans_not_dropped(void **state)
+{
+	struct sessiontest h;
+	uint16_t t[LIMIT + 4];
+
+	(void)state;
+	setup(&h);
+	for (uint16_t i = 0; i < LIMIT - 2; i++)
+		send_pkt(&h, i, DATA);
+	send_pkt(&h, 100, RETRANS);
+	send_pkt(&h, 101, RETRANS);
+	send_pkt(&h, 200, DATA);
+	assert_int_equal(tags(&h, t, LIMIT + 4), LIMIT);
+	assert_int_equal(t[0], 100);
+	assert_int_equal(t[1], 101);
+	assert_int_equal(t[2], 1);		/* 0 went */
+	assert_int_equal(t[LIMIT - 1], 200);
+	assert_int_equal(h.s->st.queue_front_drops, 1);
+	sessiontest_free_ue(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_drops_oldest),
 		cmocka_unit_test(test_skips_exempt),
 		cmocka_unit_test(test_tail_drop_when_none_may_go),
+		cmocka_unit_test(test_retrans_to_front),
+		cmocka_unit_test(test_retrans_not_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
