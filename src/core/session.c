@@ -301,7 +301,13 @@ struct mpt_keyslot *mpt_session_confirm(struct mpt_session *s, struct mpt_keyslo
  * in-order take numbers the packets it passes, session_tx.c: the receiver would wait
  * for its number), nor a pure ACK, SYN, FIN or RST: they carry no data, and a lost
  * SYN or FIN costs its flow a retransmission timeout; nor an inner retransmission
- * (bulk_push puts it at the front: lost again, its flow would wait for its timeout).
+ * (tcpseq.h): lost again, its flow waits for its retransmission timeout.
+ *
+ * A retransmission is not moved ahead of its flow's queued packets: tried on
+ * outage.json (cpf), the 400 ms stall went, but the server then re-sent 2,615
+ * segments for 40 drops: the packets it passed were sent before it and, delivered
+ * after it, were taken for lost (RACK, RFC 8985 6.2: the reordering window is a
+ * fraction of the RTT, the queue was 240 ms).
  */
 static bool droppable(const struct mpt_pkt *p)
 {
@@ -352,34 +358,6 @@ static bool make_room(struct mpt_session *s, uint32_t bulk, uint64_t now)
 }
 
 /*
- * p into the bulk lane: at its tail, or, an inner TCP retransmission (tcpseq.h), at
- * its front: behind the packets numbered already (due first on the faster paths,
- * session_tx.c) and the retransmissions queued before it, at most MPT_DROP_SCAN
- * packets deep. The hole it repairs holds every later byte of its flow at the inner
- * receiver; behind a full queue it waited a whole queue time (outage.json, cpf: 1,019
- * packets, 240 ms at the lone 50 Mbit/s path, and the flow delivered nothing for 500
- * ms). Its flow's newer packets are not due before it.
- */
-static void bulk_push(struct mpt_session *s, struct mpt_pkt *p)
-{
-	struct mpt_pkt *prev = NULL, *k = s->squeue.head;
-	unsigned n = 0;
-
-	if (!p->meta.tcp_retrans) {
-		mpt_pktq_push(&s->squeue, p);
-		return;
-	}
-	for (; k && (k->dsn != MPT_DSN_UNSET || k->meta.tcp_retrans); k = k->next) {
-		if (++n > MPT_DROP_SCAN) {
-			mpt_pktq_push(&s->squeue, p);
-			return;
-		}
-		prev = k;
-	}
-	mpt_pktq_insert_after(&s->squeue, prev, p);
-}
-
-/*
  * A packet from the TUN: the sparse-flow lane (sparse.h) when its flow is sparse, else
  * the bulk lane, which QueueLimit bounds (make_room).
  */
@@ -403,7 +381,7 @@ void mpt_session_enqueue(struct mpt_session *s, struct mpt_pkt *p, uint64_t now)
 		mpt_pkt_put(&d->pool, p);
 		return;
 	} else {
-		bulk_push(s, p);
+		mpt_pktq_push(&s->squeue, p);
 		mpt_sparse_bulk(&s->sparse, p);
 	}
 	mpt_session_note_activity(s, now);
