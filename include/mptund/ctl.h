@@ -119,6 +119,7 @@ enum mpt_ctl_kind {
 	X("session.#.rx_pkts", COUNTER, "inner packets received and authenticated") \
 	X("session.#.rx_bytes", COUNTER, "inner bytes received and authenticated") \
 	X("session.#.sched_drop_pkts", COUNTER, "packets dropped by a full scheduler queue") \
+	X("session.#.sched_front_drop_pkts", COUNTER, "of sched_drop_pkts, the queue's oldest packet (drop from front), not the one arriving") \
 	X("session.#.rekeys", COUNTER, "key rotations") \
 	X("session.#.paths", GAUGE, "paths the session uses (summary=1)") \
 	X("session.#.paths_up", GAUGE, "of them usable by the scheduler (summary=1)") \

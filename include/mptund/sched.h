@@ -91,6 +91,7 @@ struct mpt_pkt_meta {
 #define MPT_TCP_FLAG_CWR 0x80
 #define MPT_TCP_FLAG_ECE 0x40
 #define MPT_TCP_FLAG_SYN 0x02
+#define MPT_TCP_FLAG_FIN 0x01
 #define MPT_TCP_FLAG_RST 0x04
 #define MPT_TCP_FLAG_ACK 0x10
 

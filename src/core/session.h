@@ -50,7 +50,9 @@ struct mpt_session_ops {
 struct mpt_session_stats {
 	uint64_t tun_rx_pkts, tun_rx_bytes;	/* entered the scheduler queue */
 	uint64_t tun_tx_pkts, tun_tx_bytes;	/* written to the TUN */
-	uint64_t queue_drops;			/* scheduler queue full (tail drop) */
+	uint64_t queue_drops;			/* scheduler queue full: a packet dropped */
+	uint64_t queue_front_drops;		/* ... of them its oldest, from the front
+						 * (session.c, drop_front) */
 	uint64_t no_key_drops;			/* no keypair yet */
 	uint64_t holds;				/* pick answered hold */
 	uint64_t picks[MPT_MAX_PATHS];		/* packets scheduled per path */

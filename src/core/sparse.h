@@ -24,7 +24,7 @@
  *    keeps sending (more than a quantum a round) so becomes bulk, as a new flow whose
  *    deficit runs out moves to the old flows: a greedy flow cannot live in the lane.
  *  - The lane is bounded (MPT_SPARSE_LANE_MAX packets; a packet past it goes bulk),
- *    apart from QueueLimit, which bounds the bulk lane: a ping is not tail-dropped
+ *    apart from QueueLimit, which bounds the bulk lane: a ping is not dropped
  *    because a greedy flow filled the queue.
  *
  * A count that leaked (a packet dropped unnumbered without mpt_sparse_left) is

@@ -295,6 +295,8 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 	mpt_ctl_outf(out, "session.%u.rx_bytes=%llu", si, (unsigned long long)s->st.tun_tx_bytes);
 	mpt_ctl_outf(out, "session.%u.sched_drop_pkts=%llu", si,
 		     (unsigned long long)s->st.queue_drops);
+	mpt_ctl_outf(out, "session.%u.sched_front_drop_pkts=%llu", si,
+		     (unsigned long long)s->st.queue_front_drops);
 	mpt_ctl_outf(out, "session.%u.no_key_drop_pkts=%llu", si,
 		     (unsigned long long)s->st.no_key_drops);
 	mpt_ctl_outf(out, "session.%u.spoofed_drop_pkts=%llu", si,

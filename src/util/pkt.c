@@ -61,6 +61,18 @@ void mpt_pkt_pool_free(struct mpt_pkt_pool *pool)
 	pool->free = NULL;
 }
 
+void mpt_pktq_insert_after(struct mpt_pktq *q, struct mpt_pkt *after, struct mpt_pkt *p)
+{
+	struct mpt_pkt **link = after ? &after->next : &q->head;
+
+	p->next = *link;
+	if (!*link)
+		q->tail = p;
+	*link = p;
+	q->pkts++;
+	q->bytes += p->len;
+}
+
 void mpt_pktq_push_ahead(struct mpt_pktq *q, struct mpt_pkt *p)
 {
 	struct mpt_pkt *prev = NULL;
@@ -71,13 +83,7 @@ void mpt_pktq_push_ahead(struct mpt_pktq *q, struct mpt_pkt *p)
 	}
 	for (struct mpt_pkt *k = q->head; k && k->unordered; k = k->next)
 		prev = k;
-	p->next = prev ? prev->next : q->head;
-	if (prev)
-		prev->next = p;
-	else
-		q->head = p;
-	q->pkts++;
-	q->bytes += p->len;
+	mpt_pktq_insert_after(q, prev, p);
 }
 
 void mpt_pktq_splice_after(struct mpt_pktq *q, struct mpt_pkt *after, struct mpt_pktq *from)
@@ -97,6 +103,24 @@ void mpt_pktq_splice_after(struct mpt_pktq *q, struct mpt_pkt *after, struct mpt
 	from->bytes = 0;
 }
 
+struct mpt_pkt *mpt_pktq_unlink_after(struct mpt_pktq *q, struct mpt_pkt *prev)
+{
+	struct mpt_pkt *p;
+
+	if (!prev)
+		return mpt_pktq_pop(q);
+	p = prev->next;
+	if (!p)
+		return NULL;
+	prev->next = p->next;
+	if (q->tail == p)
+		q->tail = prev;
+	q->pkts--;
+	q->bytes -= p->len;
+	p->next = NULL;
+	return p;
+}
+
 struct mpt_pkt *mpt_pktq_take_at(struct mpt_pktq *q, uint64_t offset)
 {
 	struct mpt_pkt *prev = NULL, *p = q->head;
@@ -106,15 +130,7 @@ struct mpt_pkt *mpt_pktq_take_at(struct mpt_pktq *q, uint64_t offset)
 		prev = p;
 		p = p->next;
 	}
-	if (!prev)
-		return mpt_pktq_pop(q);
-	prev->next = p->next;
-	if (q->tail == p)
-		q->tail = prev;
-	q->pkts--;
-	q->bytes -= p->len;
-	p->next = NULL;
-	return p;
+	return mpt_pktq_unlink_after(q, prev);
 }
 
 void mpt_pktq_purge(struct mpt_pktq *q, struct mpt_pkt_pool *pool)

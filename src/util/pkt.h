@@ -152,6 +152,13 @@ static inline void mpt_pktq_prepend(struct mpt_pktq *q, struct mpt_pktq *from)
  * the tail (mpt_pktq_push). */
 void mpt_pktq_push_ahead(struct mpt_pktq *q, struct mpt_pkt *p);
 
+/* Put p into q right after `after` (a packet of q; NULL: at the front). */
+void mpt_pktq_insert_after(struct mpt_pktq *q, struct mpt_pkt *after, struct mpt_pkt *p);
+
+/* Remove and return the packet after prev (a packet of q; NULL: the head); NULL when
+ * there is none. */
+struct mpt_pkt *mpt_pktq_unlink_after(struct mpt_pktq *q, struct mpt_pkt *prev);
+
 /* Remove and return the packet at byte offset `offset` of q: the first packet whose end
  * lies beyond it (the tail when q is shorter); NULL when q is empty. */
 struct mpt_pkt *mpt_pktq_take_at(struct mpt_pktq *q, uint64_t offset);

@@ -70,6 +70,7 @@ void sessiontest_free(struct sessiontest *h)
 {
 	for (unsigned i = 0; i < h->s->npaths; i++)
 		mpt_path_free(&h->s->paths[i], &h->d->pool);
+	mpt_sparse_free(&h->s->sparse, &h->d->pool);	/* the buckets of what was queued */
 	free(h->s->sched_priv);
 	mpt_keyslot_wipe(&h->s->cur);
 	free(h->s);
