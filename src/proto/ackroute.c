@@ -20,6 +20,8 @@ unsigned mpt_ackroute_pick(const struct mpt_ackroute_in *in, unsigned n, unsigne
 {
 	int best = -1;
 
+	if (own < n && in[own].usable && !in[own].full)
+		return own;		/* a free return keeps its ACKs (ackroute.h) */
 	for (unsigned i = 0; i < n; i++)
 		if (in[i].usable && (best < 0 || cost(&in[i]) < cost(&in[best])))
 			best = (int)i;

@@ -37,12 +37,17 @@ static void test_pick_rule(void **state)
 		{ .usable = false, .owd_ns = 1 * MS },
 	};
 
-	/* an idle home path keeps its ACKs; an unusable one never carries any */
+	/* an idle home path keeps its ACKs, a sooner one elsewhere or not; an unusable
+	 * one never carries any */
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
-	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 0);	/* 12 ms beats 30 ms */
-	/* a home path within max(5 ms, a quarter) of the soonest stays */
-	in[0].owd_ns = 26 * MS;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);	/* 12 ms against 30 */
+	/* full: away to the sooner one; a home path within max(5 ms, a quarter) of the
+	 * soonest stays */
+	in[1].full = true;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 0);
+	in[0].owd_ns = 28 * MS;			/* 30 + 5 within 28 + 7 */
 	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);
+	in[1].full = false;
 	/* the home path full (its return busy with our data) and its queue 40 ms: away to
 	 * the free one */
 	in[0].owd_ns = 52 * MS;
@@ -53,18 +58,19 @@ static void test_pick_rule(void **state)
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
 	in[0].owd_ns = 23 * MS;				/* 28 against 30: home */
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
-	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);	/* 30 within 28 + 7 */
 	in[1].full = true;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);	/* 35 within 28 + 7 */
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
 	/* nothing usable: home */
 	in[0].usable = in[1].usable = false;
 	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);
 }
 
-/* A satellite's 300 ms return against LTE's 15 ms: away; and hysteresis keeps a
- * current carrier that is within the margin of a newly sooner one. A busy LTE return
- * keeps its own ACKs rather than send them over the idle satellite (the anchor did:
- * 300 ms ACKs, and the UE took LTE down for silence). */
+/* A satellite's free 300 ms return against LTE's 15 ms: home (its RTT stays its
+ * own); full, away; and hysteresis keeps a current carrier that is within the margin
+ * of a newly sooner one. A busy LTE return keeps its own ACKs rather than send them
+ * over the idle satellite (the anchor did: 300 ms ACKs, and the UE took LTE down for
+ * silence). */
 static void test_pick_soonest_and_hysteresis(void **state)
 {
 	struct mpt_ackroute_in in[3] = {
@@ -73,6 +79,8 @@ static void test_pick_soonest_and_hysteresis(void **state)
 		{ .usable = true, .owd_ns = 18 * MS },
 	};
 
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
+	in[0].full = true;
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 1);
 	in[1].owd_ns = 20 * MS;			/* path 2 now 2 ms sooner */
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, 1), 1);
