@@ -31,6 +31,7 @@ static void route_in(const struct mpt_session *s, const struct mpt_path *q, bool
 	in->full = q->busy_ns && now - q->busy_ns < BUSY_HOLD_NS;
 	in->owd_ns = mpt_ackroute_owd(q->rec.have_rtt ? q->rec.min_rtt_ns : 0,
 				      q->rec.in_flight, rate, ack_dgram_len(q));
+	in->base_ns = q->rec.have_rtt ? q->rec.min_rtt_ns / 2 : 0;
 }
 
 struct mpt_path *mpt_session_ack_carrier(struct mpt_session *s, struct mpt_path *p,

@@ -18,16 +18,20 @@ static uint64_t cost(const struct mpt_ackroute_in *v)
 unsigned mpt_ackroute_pick(const struct mpt_ackroute_in *in, unsigned n, unsigned own,
 			   int cur)
 {
+	uint64_t floor = 0;	/* the least unloaded delay a carrier may have */
 	int best = -1;
 
 	if (own < n && in[own].usable && !in[own].full)
 		return own;		/* a free return keeps its ACKs (ackroute.h) */
+	if (own < n && in[own].base_ns > margin(in[own].base_ns))
+		floor = in[own].base_ns - margin(in[own].base_ns);
 	for (unsigned i = 0; i < n; i++)
-		if (in[i].usable && (best < 0 || cost(&in[i]) < cost(&in[best])))
+		if (in[i].usable && (i == own || in[i].base_ns >= floor) &&
+		    (best < 0 || cost(&in[i]) < cost(&in[best])))
 			best = (int)i;
 	if (best < 0)
 		return own;		/* nothing usable: it goes home, or nowhere */
-	if (cur >= 0 && (unsigned)cur < n && in[cur].usable &&
+	if (cur >= 0 && (unsigned)cur < n && in[cur].usable && in[cur].base_ns >= floor &&
 	    cost(&in[cur]) <= cost(&in[best]) + margin(cost(&in[best])))
 		best = cur;
 	if (own < n && in[own].usable &&

@@ -20,6 +20,12 @@
  * LTE's ACKs over a satellite's 300 ms (the UE would find LTE silent and take it
  * down).
  *
+ * Nor does a full return hand its ACKs to a path whose unloaded one-way delay is
+ * shorter than its own by more than max(MARGIN, a quarter): half the RTT would then
+ * fall short of the path's forward delay (a satellite's full 3 Mbit/s uplink with
+ * cpf's inner TCP ACKs, its ACKs on LTE: the UE held its reorder holes for the 250 ms
+ * that 2 x 330 ms allowed, not the 275 ms the satellite needs).
+ *
  * A free return is not left for a merely faster one: the ACKs' carrier enters the
  * path's RTT samples, and its schedulers and the peer's reorder hold read half the
  * RTT as the path's one-way delay. A satellite (300 ms each way) whose ACKs took LTE
@@ -41,6 +47,7 @@ struct mpt_ackroute_in {
 	bool usable;		/* up, alive, its endpoint known */
 	bool full;		/* our sending direction busy with our own data */
 	uint64_t owd_ns;	/* predicted one-way delay of an ACK sent on it now */
+	uint64_t base_ns;	/* its one-way delay unloaded: min_rtt / 2 (0: unknown) */
 };
 
 /* The carrier of path own's ACKs among in[0..n); cur: the current carrier, or -1. */

@@ -66,21 +66,31 @@ static void test_pick_rule(void **state)
 	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);
 }
 
-/* A satellite's free 300 ms return against LTE's 15 ms: home (its RTT stays its
- * own); full, away; and hysteresis keeps a current carrier that is within the margin
- * of a newly sooner one. A busy LTE return keeps its own ACKs rather than send them
- * over the idle satellite (the anchor did: 300 ms ACKs, and the UE took LTE down for
+/* A satellite's 300 ms return against LTE's 15 ms: home, free or full (LTE's ACKs
+ * would make its RTT 315 ms, half of which falls 135 ms short of its forward delay). A
+ * full DSL return (unloaded 12 ms, its queue 100 ms) goes to LTE (15 ms) or another
+ * (18 ms); hysteresis keeps a current carrier that is within the margin of a newly
+ * sooner one. A busy LTE return keeps its own ACKs rather than send them over the
+ * idle satellite (the anchor did: 300 ms ACKs, and the UE took LTE down for
  * silence). */
 static void test_pick_soonest_and_hysteresis(void **state)
 {
 	struct mpt_ackroute_in in[3] = {
-		{ .usable = true, .owd_ns = 300 * MS },
-		{ .usable = true, .owd_ns = 15 * MS },
-		{ .usable = true, .owd_ns = 18 * MS },
+		{ .usable = true, .owd_ns = 300 * MS, .base_ns = 300 * MS },
+		{ .usable = true, .owd_ns = 15 * MS, .base_ns = 15 * MS },
+		{ .usable = true, .owd_ns = 18 * MS, .base_ns = 18 * MS },
 	};
 
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
 	in[0].full = true;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, 1), 0);	/* nor kept there */
+	in[0].owd_ns = 112 * MS;
+	in[0].base_ns = 12 * MS;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 1);
+	in[1].base_ns = 6 * MS;			/* 6 ms short of home's 12: within 5? no */
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 2);
+	in[1].base_ns = 8 * MS;			/* 4 ms short: within the margin */
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 1);
 	in[1].owd_ns = 20 * MS;			/* path 2 now 2 ms sooner */
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, 1), 1);
