@@ -26,6 +26,17 @@
  * cpf's inner TCP ACKs, its ACKs on LTE: the UE held its reorder holes for the 250 ms
  * that 2 x 330 ms allowed, not the 275 ms the satellite needs).
  *
+ * Nor does a full return hand its ACKs to a dearer path (a higher Cost) unless it
+ * sends at its capacity: at least MPT_ACKROUTE_CAPACITY_PCT % of its bandwidth
+ * estimate over the last rate window (path.h, MPT_PATH_METER_NS). Cost preference
+ * holds for ACK bytes too (issue 10: >= 99% of an app-limited flow's bytes on the
+ * cheapest path): an app-limited 20 Mbit/s downlink over two 50 Mbit/s paths of 1 ms
+ * RTT fills the cheap path's small window with each 64 KB burst from the TUN, the
+ * window-full test called it full, and the anchor sent 6221 of the cheap path's 6455
+ * ACKs on the dear one (0.25 Mbit/s there, cheap share 0.988; testbed applimited,
+ * cpf). Its sending direction carried 22 of its 54 Mbit/s; a DSL uplink full with
+ * the inner flow's ACKs carries its whole rate.
+ *
  * A free return is not left for a merely faster one: the ACKs' carrier enters the
  * path's RTT samples, and its schedulers and the peer's reorder hold read half the
  * RTT as the path's one-way delay. A satellite (300 ms each way) whose ACKs took LTE
@@ -48,7 +59,12 @@ struct mpt_ackroute_in {
 	bool full;		/* our sending direction busy with our own data */
 	uint64_t owd_ns;	/* predicted one-way delay of an ACK sent on it now */
 	uint64_t base_ns;	/* its one-way delay unloaded: min_rtt / 2 (0: unknown) */
+	uint32_t cost;		/* its configured Cost */
+	bool at_capacity;	/* our sending direction carries its bandwidth estimate */
 };
+
+/* A sending direction at capacity: its rate at least this share of its bandwidth. */
+#define MPT_ACKROUTE_CAPACITY_PCT	75
 
 /* The carrier of path own's ACKs among in[0..n); cur: the current carrier, or -1. */
 unsigned mpt_ackroute_pick(const struct mpt_ackroute_in *in, unsigned n, unsigned own,

@@ -106,6 +106,34 @@ static void test_pick_soonest_and_hysteresis(void **state)
 	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);
 }
 
+/* Cost preference (issue 10, testbed applimited): the cheap path's window full with
+ * bursts of an app-limited flow (its queue 4.3 ms at 1 ms RTT, 22 of its 54 Mbit/s
+ * sent) keeps its ACKs from the dear path, sooner as it is, but not from another
+ * path of its own cost; at capacity the dear one takes them. */
+static void test_pick_cost_gate(void **state)
+{
+	struct mpt_ackroute_in in[3] = {
+		{ .usable = true, .full = true, .owd_ns = 4800000, .base_ns = MS / 2,
+		  .cost = 1 },
+		{ .usable = true, .owd_ns = 550000, .base_ns = MS / 2, .cost = 5 },
+		{ .usable = false, .owd_ns = 600000, .base_ns = MS / 2, .cost = 1 },
+	};
+
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, 1), 0);	/* nor kept there */
+	in[2].usable = true;				/* an equal-cost one: away */
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, 1), 2);
+	in[0].at_capacity = true;			/* at capacity: the soonest */
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 1);
+	/* the dear path's own ACKs may go on the cheaper one, capacity or not */
+	in[1].full = true;
+	in[1].owd_ns = 9 * MS;
+	in[0].full = false;
+	in[0].owd_ns = MS;
+	in[2].usable = false;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 0);
+}
+
 static void test_owd(void **state)
 {
 	/* 1 Mbit/s (125000 B/s), 24 ms: BDP 3000 B; 15500 B in flight stand 100 ms */
@@ -142,7 +170,8 @@ static void receive_on(struct mpt_path *p, unsigned n, uint64_t now)
 
 /* The DSL return idle: its ACKs stay home. With 12 ms of our data waiting in its 1
  * Mbit/s pacer (full) and 15500 bytes in flight against its 3000-byte BDP (100 ms of
- * queue at its bottleneck), they go on LTE: the ACK frame is counted for path 0
+ * queue at its bottleneck), they go on the dearer LTE once the DSL return sends at
+ * its capacity (not before): the ACK frame is counted for path 0
  * (acks_tx, acks_away) and its bytes on path 1 (ack_tx_bytes). */
 static void test_full_return_moves_acks(void **state)
 {
@@ -170,6 +199,14 @@ static void test_full_return_moves_acks(void **state)
 	mpt_pktq_push(&dsl->txq, pkt);			/* 12 ms waiting */
 	mpt_session_note_busy(dsl, now);
 	mpt_session_note_busy(lte, now);
+	/* full, but sending 0.4 Mbit/s of its 1: LTE is dearer, the ACKs stay */
+	dsl->meter.start_ns = now - 500 * MS;
+	dsl->meter.tx = 50000;
+	assert_ptr_equal(mpt_session_ack_carrier(h.s, dsl, now), dsl);
+	/* at capacity (0.96 Mbit/s), the choice due again (10 ms on): to LTE */
+	now += 10 * MS;
+	dsl->meter.tx = 120000;
+	mpt_session_note_busy(dsl, now);
 	receive_on(dsl, 8, now);
 	assert_ptr_equal(mpt_session_ack_carrier(h.s, dsl, now), lte);
 	mpt_session_send_control(h.s, lte, NULL, now);
@@ -265,6 +302,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pick_rule),
 		cmocka_unit_test(test_pick_soonest_and_hysteresis),
+		cmocka_unit_test(test_pick_cost_gate),
 		cmocka_unit_test(test_owd),
 		cmocka_unit_test(test_full_return_moves_acks),
 		cmocka_unit_test(test_ack_on_other_path),
