@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <ev.h>
 
 #include "ackroute.h"
 #include "config.h"
@@ -224,6 +225,61 @@ static void test_full_return_moves_acks(void **state)
 	sessiontest_free(&h);
 }
 
+static void timer_noop(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)w;
+	(void)revents;
+}
+
+/* AckRouting's data packets: one leaving on the DSL path takes that path's pending ACK
+ * along, due or not (as without AckRouting: a busy LTE whose own ACKs waited for
+ * their due time recovered its Startup losses late, sat-lte-down), and another
+ * path's only when due (LTE's one packet: not yet). */
+static void test_data_takes_own_acks(void **state)
+{
+	uint64_t now = 1000 * MS;
+	struct sessiontest h;
+	struct mpt_path *dsl, *lte;
+	struct mpt_pkt *k;
+
+	h_init(&h, now);
+	h.d->loop = ev_loop_new(EVFLAG_AUTO);		/* mpt_session_flush arms it */
+	assert_non_null(h.d->loop);
+	ev_init(&h.s->timer, timer_noop);
+	assert_true(h.d->cfg.ack_routing);
+	dsl = &h.s->paths[0];
+	lte = &h.s->paths[1];
+	dsl->cc.pacing_rate = lte->cc.pacing_rate = 1000000000;
+	dsl->cc.cwnd = lte->cc.cwnd = 100000;
+	dsl->ackt.ack_every = lte->ackt.ack_every = 8;
+	dsl->ackt.max_ack_delay_ns = lte->ackt.max_ack_delay_ns = 25 * MS;
+	receive_on(dsl, 1, now);
+	receive_on(lte, 1, now);
+	assert_false(mpt_acktrack_should_ack_now(&dsl->ackt, now));
+	assert_false(mpt_acktrack_should_ack_now(&lte->ackt, now));
+	assert_ptr_equal(mpt_session_ack_carrier(h.s, lte, now), lte);
+
+	k = mpt_pkt_alloc(&h.d->pool);
+	assert_non_null(k);
+	memset(k->data, 0x45, 1000);
+	k->len = 1000;
+	k->dsn = MPT_DSN_UNSET;
+	memset(&k->meta, 0, sizeof(k->meta));
+	k->meta.len = 1000;
+	mpt_session_number(h.s, k);
+	mpt_session_dispatch(h.s, k, 1u << 0);
+	mpt_session_flush(h.s, now);
+	assert_int_equal(dsl->st.data_tx, 1);
+	assert_int_equal(dsl->st.acks_tx, 1);		/* its own, not due */
+	assert_int_equal(dsl->ackt.unacked_eliciting, 0);
+	assert_int_equal(lte->st.acks_tx, 0);		/* LTE's: not due, stays */
+	assert_int_equal(lte->ackt.unacked_eliciting, 1);
+	ev_timer_stop(h.d->loop, &h.s->timer);
+	ev_loop_destroy(h.d->loop);
+	sessiontest_free(&h);
+}
+
 /* Ten packets sent on path 0; their ACK comes in a packet on path 1. Path 0's
  * recovery, RTT and counters move; path 1's sender state does not (its ACK bytes in
  * are counted on it). */
@@ -305,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_pick_cost_gate),
 		cmocka_unit_test(test_owd),
 		cmocka_unit_test(test_full_return_moves_acks),
+		cmocka_unit_test(test_data_takes_own_acks),
 		cmocka_unit_test(test_ack_on_other_path),
 		cmocka_unit_test(test_ackf_counts_sent_size),
 	};
