@@ -230,12 +230,11 @@ static void size_window(struct mpt_session *s, uint64_t now)
 		mpt_path_rates(&s->paths[i], now, rate);
 		bytes += rate[1];
 	}
-	want = mpt_reorder_capacity_for(bytes / MPT_MAX(d->inner_mtu, 1u),
-					mpt_reorder_hold_now(&s->reorder),
-					d->cfg.reorder_buffer,
-					MPT_MIN(MPT_REORDER_AUTO_MAX,
-						d->cfg.reorder_buffer +
-						mpt_pkt_pool_avail(&d->pool) / 2));
+	want = mpt_reorder_capacity_want(&s->reorder, bytes / MPT_MAX(d->inner_mtu, 1u),
+					 d->cfg.reorder_buffer,
+					 MPT_MIN(MPT_REORDER_AUTO_MAX,
+						 d->cfg.reorder_buffer +
+						 mpt_pkt_pool_avail(&d->pool) / 2));
 	if (want > s->reorder.cap)
 		mpt_reorder_grow(&s->reorder, want);	/* -ENOMEM: the old one stays */
 }

@@ -154,6 +154,17 @@ uint32_t mpt_reorder_capacity_for(uint64_t pkts_per_s, uint64_t hold_ns, uint32_
 	return want > floor ? (uint32_t)want : floor;
 }
 
+uint32_t mpt_reorder_capacity_want(const struct mpt_reorder *rb, uint64_t pkts_per_s,
+				   uint32_t floor, uint32_t ceil)
+{
+	uint32_t want = mpt_reorder_capacity_for(pkts_per_s, mpt_reorder_hold_now(rb), floor,
+						 ceil);
+
+	if (rb->nheld >= rb->cap / 2 && rb->cap <= ceil / 2 && want < 2 * rb->cap)
+		want = 2 * rb->cap;	/* half full: the rate grew within its window */
+	return want;
+}
+
 /* Hand back the held packet at dsn and count it under why. */
 static void deliver_held(struct mpt_reorder *rb, uint64_t dsn, enum mpt_reorder_why why)
 {

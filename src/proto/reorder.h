@@ -132,6 +132,13 @@ int mpt_reorder_grow(struct mpt_reorder *rb, uint32_t capacity);
 uint32_t mpt_reorder_capacity_for(uint64_t pkts_per_s, uint64_t hold_ns, uint32_t floor,
 				  uint32_t ceil);
 
+/* The window rb wants: mpt_reorder_capacity_for with its hold in force, and twice
+ * its window when it holds half of it (the received rate lags by its meter window:
+ * in sat-lte-down the window overflowed 5.5 s into the run, in CUBIC's slow start
+ * over the satellite, half a second before the rate asked for more). */
+uint32_t mpt_reorder_capacity_want(const struct mpt_reorder *rb, uint64_t pkts_per_s,
+				   uint32_t floor, uint32_t ceil);
+
 /* Releases every held packet (MPT_REORDER_FLUSH) and frees the slots. */
 void mpt_reorder_free(struct mpt_reorder *rb);
 

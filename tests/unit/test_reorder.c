@@ -285,6 +285,18 @@ static void test_grow(void **state)
 	assert_int_equal(mpt_reorder_capacity_for(1000, 250 * MS, 1024, 16384), 1024);
 	assert_int_equal(mpt_reorder_capacity_for(100000, 1000 * MS, 1024, 16384), 16384);
 	assert_int_equal(mpt_reorder_capacity_for(8800, 275 * MS, 1024, 3000), 3000);
+
+	/* half full: twice the window, whatever the (lagging) rate says, within ceil */
+	assert_int_equal(mpt_reorder_init(&rb, 16, 100 * MS, 5 * MS, on_release, &r), 0);
+	ins(&rb, 0, 0);
+	for (uint64_t d = 2; d < 9; d++)
+		ins(&rb, d, 0);
+	assert_int_equal(mpt_reorder_capacity_want(&rb, 0, 16, 1024), 16);	/* 7 held */
+	ins(&rb, 9, 0);
+	assert_int_equal(mpt_reorder_capacity_want(&rb, 0, 16, 1024), 32);	/* 8 held */
+	assert_int_equal(mpt_reorder_capacity_want(&rb, 0, 16, 24), 16);	/* no room */
+	assert_int_equal(mpt_reorder_capacity_want(&rb, 1000, 16, 1024), 200);	/* rate */
+	mpt_reorder_free(&rb);
 }
 
 static void test_late_and_stale(void **state)
