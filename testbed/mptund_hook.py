@@ -7,8 +7,9 @@ Contract used by run.py:
                      # may raise TunnelUnavailable; a given run holds what was started
   h.ue_addr          tunnel address of UE 1 (iperf3 binds to it)
   h.ctl_file         JSON lines written by `mptund-ctl watch` (parsed by parse_ctl_sample)
-                     of the flow's sender; with a downlink flow the UE's watch (the
-                     receiver's reorder counters) goes to ctl-ue.jsonl beside it
+                     of the flow's sender; the receiver's goes beside it: with a
+                     downlink flow the UE's (its reorder counters) to ctl-ue.jsonl,
+                     with an uplink flow the anchor's to ctl-anchor.jsonl
   h.stop()           stops watchers and daemons, returns {"ue": rc, "anchor": rc}
 
 The daemon: `mptund -c FILE` (foreground, logs to stderr), INI config (src/config/config.h).
@@ -216,14 +217,15 @@ def start_mptund(topo, sched, sc, rundir, builddir, seed, run=None):
         proc = host.popen([ctl, "-s", sock, "watch", "--interval", str(CTL_INTERVAL_MS),
                            "--json"], stdout=out, stderr=subprocess.DEVNULL)
         run.procs.append(("ctl", proc, out))
-        if down:
-            # the UE is the downlink's receiver (its reorder counters) and an uplink
-            # probe's sender: its watch too (ctl-ue.jsonl)
-            out = open(os.path.join(rundir, "ctl-ue.jsonl"), "w")
-            proc = topo.ues[0].popen([ctl, "-s", ue_sock, "watch", "--interval",
-                                      str(CTL_INTERVAL_MS), "--json"], stdout=out,
-                                     stderr=subprocess.DEVNULL)
-            run.procs.append(("ctl", proc, out))
+        # the receiver's watch too: the UE's for a downlink (its reorder counters,
+        # an uplink probe's sender: ctl-ue.jsonl), the anchor's for an uplink
+        # (ctl-anchor.jsonl); each side's ACK bytes for the other's data (issue 22)
+        rhost, rsock, rname = ((topo.ues[0], ue_sock, "ctl-ue.jsonl") if down else
+                               (topo.anchor, an_sock, "ctl-anchor.jsonl"))
+        out = open(os.path.join(rundir, rname), "w")
+        proc = rhost.popen([ctl, "-s", rsock, "watch", "--interval", str(CTL_INTERVAL_MS),
+                            "--json"], stdout=out, stderr=subprocess.DEVNULL)
+        run.procs.append(("ctl", proc, out))
         return run
     except BaseException:     # also an interruption (SIGTERM, Ctrl-C) during start
         run.stop()

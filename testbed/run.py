@@ -12,7 +12,7 @@ directory per batch:
   results/NAME-YYYYmmdd-HHMMSS/  scenario.json  summary.csv  summary.json  *.png
     runs/ID/  meta.json (incl. delaybridge counters) iperf[K].json samples-ue[K].jsonl
               samples-server.jsonl timeseries.png
-              [ctl.jsonl ctl-ue.jsonl mptund-*.conf mptund-*.log]
+              [ctl.jsonl ctl-ue.jsonl|ctl-anchor.jsonl mptund-*.conf mptund-*.log]
 
 Run kinds: "single:PATH" = TCP bound to the UE's address on PATH, no tunnel;
 "mptcp" = kernel MPTCP (IPPROTO_MPTCP, a subflow endpoint per path); anything else is

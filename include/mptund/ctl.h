@@ -271,6 +271,9 @@ enum mpt_ctl_kind {
 	X("session.#.reorder.hold_raises", COUNTER, "late packets of a timed-out hole that raised the learned hold") \
 	X("session.#.reorder.holds_extended", COUNTER, \
 	  "holes held past the hold for the repairs of a path gone dark") \
+	X("session.#.reorder.capacity_pkts", GAUGE, \
+	  "the reorder window, packets (ReorderBuffer, grown with rate x hold)") \
+	X("session.#.reorder.grown", COUNTER, "times the reorder window grew") \
 	X("daemon.rx_datagrams", COUNTER, "datagrams received") \
 	X("daemon.drop_tun_bad_pkts", COUNTER, "TUN packets dropped: they do not parse") \
 	X("daemon.tun_offload", INFO, "TUN offloads the kernel took (TUN_F_* bits; 0: none)") \

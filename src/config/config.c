@@ -349,6 +349,7 @@ static void set_defaults(struct mpt_config *cfg)
 	cfg->recovery = MPT_RECOVERY_RETRANSMIT;
 	cfg->clamp_mss = true;
 	cfg->tun_offload = true;
+	cfg->ack_routing = true;	/* issues 10, 22: mptund.conf(5) AckRouting */
 	cfg->probe_interval_ns = 200 * MPT_NSEC_PER_MSEC;
 	cfg->probe_miss_limit = 5;
 	cfg->idle_probe_max_ns = 15 * MPT_NSEC_PER_SEC;

@@ -20,6 +20,19 @@ static uint32_t ack_dgram_len(const struct mpt_path *q)
 	       MPT_ACK_LEN(1);
 }
 
+/* Our sending direction carries at least MPT_ACKROUTE_CAPACITY_PCT % of its
+ * bandwidth estimate, over the last rate window (ackroute.h: the gate of a dearer
+ * carrier). */
+static bool at_capacity(const struct mpt_path *q, uint64_t now)
+{
+	uint64_t rate[4];
+
+	if (!q->cc.btlbw)
+		return false;
+	mpt_path_rates(q, now, rate);
+	return rate[0] * 100 >= q->cc.btlbw * MPT_ACKROUTE_CAPACITY_PCT;
+}
+
 static void route_in(const struct mpt_session *s, const struct mpt_path *q, bool own,
 		     uint64_t now, struct mpt_ackroute_in *in)
 {
@@ -31,6 +44,9 @@ static void route_in(const struct mpt_session *s, const struct mpt_path *q, bool
 	in->full = q->busy_ns && now - q->busy_ns < BUSY_HOLD_NS;
 	in->owd_ns = mpt_ackroute_owd(q->rec.have_rtt ? q->rec.min_rtt_ns : 0,
 				      q->rec.in_flight, rate, ack_dgram_len(q));
+	in->base_ns = q->rec.have_rtt ? q->rec.min_rtt_ns / 2 : 0;
+	in->cost = q->cost;
+	in->at_capacity = at_capacity(q, now);
 }
 
 struct mpt_path *mpt_session_ack_carrier(struct mpt_session *s, struct mpt_path *p,

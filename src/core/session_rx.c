@@ -213,12 +213,39 @@ static void on_data(struct mpt_session *s, struct mpt_path *p, struct mpt_pkt **
 		mpt_pkt_put(&d->pool, pkt);	/* duplicate or stale: counted there */
 }
 
+/* The reorder window from the delivery rate x the hold (mpt_reorder_capacity_for):
+ * the rate is the paths' received bytes per second in inner-MTU packets (bulk is what
+ * fills the window), and the growth comes out of the packet pool's spare buffers, at
+ * most half of those still to be had: the pool is not sized per peer for it (an
+ * anchor with 1000 peers), a fast session takes from the common reserve. */
+static void size_window(struct mpt_session *s, uint64_t now)
+{
+	struct mpt_daemon *d = s->d;
+	uint64_t bytes = 0, rate[4];
+	uint32_t want;
+
+	for (unsigned i = 0; i < s->npaths; i++) {
+		if (!s->paths[i].used)
+			continue;
+		mpt_path_rates(&s->paths[i], now, rate);
+		bytes += rate[1];
+	}
+	want = mpt_reorder_capacity_want(&s->reorder, bytes / MPT_MAX(d->inner_mtu, 1u),
+					 d->cfg.reorder_buffer,
+					 MPT_MIN(MPT_REORDER_AUTO_MAX,
+						 d->cfg.reorder_buffer +
+						 mpt_pkt_pool_avail(&d->pool) / 2));
+	if (want > s->reorder.cap)
+		mpt_reorder_grow(&s->reorder, want);	/* -ENOMEM: the old one stays */
+}
+
 static void update_hold(struct mpt_session *s, uint64_t now)
 {
 	if (now - s->hold_update_ns < 100 * MPT_NSEC_PER_MSEC)
 		return;
 	s->hold_update_ns = now;
 	mpt_reorder_set_hold(&s->reorder, mpt_session_hold_ns(s));
+	size_window(s, now);
 	mpt_reorder_set_fill_restarts(&s->reorder,
 				      s->d->cfg.recovery == MPT_RECOVERY_RETRANSMIT);
 }

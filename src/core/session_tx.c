@@ -50,10 +50,12 @@ static size_t append_ack(struct mpt_path *p, struct mpt_path *q, uint8_t *pos, s
 	return (size_t)n;
 }
 
-/* How append_acks picks: an ACK pending, one due now (ACK_FREQUENCY: a data packet
- * takes an ACK along only when it would go now anyway, so that a stream of small
- * packets on a thin path does not carry one ACK each), or also q's own (a PROBE_ACK
- * answers with the ACK of the packet that asked). */
+/* How append_acks picks: an ACK pending; q's own pending and another path's only when
+ * due now (AckRouting: a data packet takes another path's ACK along only when it
+ * would go now anyway, so that a stream of small packets on a thin path does not
+ * carry one ACK each; q's own ride along as without AckRouting: holding them back on
+ * a busy LTE made its loss recovery in BBR's Startup late, sat-lte-down); or also
+ * q's own (a PROBE_ACK answers with the ACK of the packet that asked). */
 enum ack_take { ACKS_PENDING, ACKS_NOW, ACKS_OWN };
 
 /* Append the ACKs that path q carries (session_ackroute.c): of every path whose
@@ -69,7 +71,7 @@ static size_t append_acks(struct mpt_session *s, struct mpt_path *q, uint8_t *po
 
 		if (!p->used || !ack_due(p))
 			continue;
-		if (take == ACKS_NOW && !mpt_acktrack_should_ack_now(&p->ackt, now))
+		if (take == ACKS_NOW && p != q && !mpt_acktrack_should_ack_now(&p->ackt, now))
 			continue;
 		if (!(own && p == q) && mpt_session_ack_carrier(s, p, now) != q)
 			continue;

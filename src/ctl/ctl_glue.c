@@ -242,6 +242,8 @@ static void dump_reorder(struct mpt_ctl_out *out, const struct mpt_session *s)
 		     (unsigned long long)rs->hold_raises);
 	mpt_ctl_outf(out, "session.%u.reorder.holds_extended=%llu", si,
 		     (unsigned long long)rs->holds_extended);
+	mpt_ctl_outf(out, "session.%u.reorder.capacity_pkts=%u", si, s->reorder.cap);
+	mpt_ctl_outf(out, "session.%u.reorder.grown=%llu", si, (unsigned long long)rs->grown);
 }
 
 /* A session's keys and handshakes, and its idle life (quiet spells, idle probing). */

@@ -43,11 +43,19 @@ static void clear_history(struct mpt_reorder *rb)
 	}
 }
 
+/* The least power of two >= v, at least 2. */
+static uint32_t pow2_ceil(uint32_t v)
+{
+	uint32_t p = 2;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
 int mpt_reorder_init(struct mpt_reorder *rb, uint32_t capacity, uint64_t max_hold_ns,
 		     uint64_t margin_ns, mpt_reorder_release_fn release, void *arg)
 {
-	uint32_t cap = 2;
-
 	memset(rb, 0, sizeof(*rb));
 	if (capacity < 2 || capacity > MPT_REORDER_MAX_CAPACITY) {
 		log_warnx("reorder buffer: capacity '%u' is out of range [2, %u]", capacity,
@@ -58,9 +66,7 @@ int mpt_reorder_init(struct mpt_reorder *rb, uint32_t capacity, uint64_t max_hol
 		log_warnx("reorder buffer: no release callback");
 		return -EINVAL;
 	}
-	while (cap < capacity)
-		cap <<= 1;
-	rb->cap = cap;		/* the slots come with the first packet */
+	rb->cap = pow2_ceil(capacity);	/* the slots come with the first packet */
 	rb->max_hold_ns = max_hold_ns;
 	rb->margin_ns = margin_ns;
 	rb->hold_ns = max_hold_ns;
@@ -77,6 +83,86 @@ static int alloc_slots(struct mpt_reorder *rb)
 		return -ENOMEM;
 	clear_history(rb);
 	return 0;
+}
+
+/* Place an old slot's history into the new ring unless a newer DSN got there first. */
+static void move_history(struct mpt_reorder_slot *ring, uint32_t cap,
+			 const struct mpt_reorder_slot *o, uint64_t oldest)
+{
+	struct mpt_reorder_slot *n;
+
+	if (o->done_dsn != UINT64_MAX && o->done_dsn >= oldest) {
+		n = &ring[o->done_dsn & (cap - 1)];
+		if (n->done_dsn == UINT64_MAX || n->done_dsn < o->done_dsn)
+			n->done_dsn = o->done_dsn;
+	}
+	if (o->skip_dsn != UINT64_MAX && o->skip_dsn >= oldest) {
+		n = &ring[o->skip_dsn & (cap - 1)];
+		if (n->skip_dsn == UINT64_MAX || n->skip_dsn < o->skip_dsn) {
+			n->skip_dsn = o->skip_dsn;
+			n->skip_since_ns = o->skip_since_ns;
+		}
+	}
+}
+
+int mpt_reorder_grow(struct mpt_reorder *rb, uint32_t capacity)
+{
+	uint32_t cap = pow2_ceil(MPT_MIN(capacity, MPT_REORDER_MAX_CAPACITY));
+	struct mpt_reorder_slot *ring;
+	uint64_t oldest;
+
+	if (cap <= rb->cap)
+		return 0;
+	if (!rb->slot) {		/* not yet allocated: the first packet sizes it */
+		rb->cap = cap;
+		return 0;
+	}
+	ring = calloc(cap, sizeof(*ring));
+	if (!ring)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < cap; i++)
+		ring[i].done_dsn = ring[i].skip_dsn = UINT64_MAX;
+	/* the history covers [next - cap, next), the held packets [next, next + cap):
+	 * twice the old ring at most, and the new one is at least that */
+	oldest = rb->synced && rb->next > rb->cap ? rb->next - rb->cap : 0;
+	for (uint32_t i = 0; i < rb->cap; i++)
+		move_history(ring, cap, &rb->slot[i], oldest);
+	for (uint64_t d = rb->next; rb->nheld && d <= rb->high; d++) {
+		const struct mpt_reorder_slot *o = slot_of(rb, d);
+
+		if (o->held) {
+			ring[d & (cap - 1)].held = true;
+			ring[d & (cap - 1)].pkt = o->pkt;
+			ring[d & (cap - 1)].len = o->len;
+			ring[d & (cap - 1)].arrival_ns = o->arrival_ns;
+		}
+	}
+	free(rb->slot);
+	rb->slot = ring;
+	rb->cap = cap;
+	rb->st.grown++;
+	return 0;
+}
+
+uint32_t mpt_reorder_capacity_for(uint64_t pkts_per_s, uint64_t hold_ns, uint32_t floor,
+				  uint32_t ceil)
+{
+	uint64_t want = MPT_REORDER_GROW_FACTOR * pkts_per_s * (hold_ns / 1000) / 1000000;
+
+	if (want > ceil)
+		want = ceil;
+	return want > floor ? (uint32_t)want : floor;
+}
+
+uint32_t mpt_reorder_capacity_want(const struct mpt_reorder *rb, uint64_t pkts_per_s,
+				   uint32_t floor, uint32_t ceil)
+{
+	uint32_t want = mpt_reorder_capacity_for(pkts_per_s, mpt_reorder_hold_now(rb), floor,
+						 ceil);
+
+	if (rb->nheld >= rb->cap / 2 && rb->cap <= ceil / 2 && want < 2 * rb->cap)
+		want = 2 * rb->cap;	/* half full: the rate grew within its window */
+	return want;
 }
 
 /* Hand back the held packet at dsn and count it under why. */

@@ -60,6 +60,7 @@ struct mpt_reorder_stats {
 	uint64_t hold_raises;		/* late packets of a timed-out hole that raised
 					   the learned hold (see below) */
 	uint64_t holds_extended;	/* holes held past the hold (mpt_reorder_hold_until) */
+	uint64_t grown;			/* times the window grew (mpt_reorder_grow) */
 };
 
 struct mpt_reorder_slot {
@@ -106,6 +107,38 @@ struct mpt_reorder {
  */
 int mpt_reorder_init(struct mpt_reorder *rb, uint32_t capacity, uint64_t max_hold_ns,
 		     uint64_t margin_ns, mpt_reorder_release_fn release, void *arg);
+/*
+ * Grow the window to the power of two capacity rounds up to (at most
+ * MPT_REORDER_MAX_CAPACITY); never shrinks. Held packets and the duplicate history
+ * move over, so nothing is released or forgotten. 0, or -ENOMEM (the old window
+ * stays).
+ */
+int mpt_reorder_grow(struct mpt_reorder *rb, uint32_t capacity);
+
+/*
+ * The window a receiver needs (issue 22): every DSN sent while a hole is held is in
+ * the window at once, the packets of the faster paths held and those of the hole's
+ * path still on their way, so rate x hold DSNs; MPT_REORDER_GROW_FACTOR times that
+ * for the rate's growth within a meter window and a learned hold on top. Within
+ * [floor, ceil]. sat-lte-down (satellite 300 ms one way next to LTE 30 ms, 12 MB/s,
+ * hold 275 ms): about 2,400 packets against the default 1,024; the window overflowed
+ * about 11 s into the run, 3,309 packets went out past their holes, 1,100 came after
+ * their DSN had left the history and were dropped as stale (1 run, cpf).
+ */
+#define MPT_REORDER_GROW_FACTOR	2
+/* The most the daemon grows a session's window to (a power of two: 16384 slots of
+ * 56 bytes, under 1 MB). */
+#define MPT_REORDER_AUTO_MAX	16384u
+uint32_t mpt_reorder_capacity_for(uint64_t pkts_per_s, uint64_t hold_ns, uint32_t floor,
+				  uint32_t ceil);
+
+/* The window rb wants: mpt_reorder_capacity_for with its hold in force, and twice
+ * its window when it holds half of it (the received rate lags by its meter window:
+ * in sat-lte-down the window overflowed 5.5 s into the run, in CUBIC's slow start
+ * over the satellite, half a second before the rate asked for more). */
+uint32_t mpt_reorder_capacity_want(const struct mpt_reorder *rb, uint64_t pkts_per_s,
+				   uint32_t floor, uint32_t ceil);
+
 /* Releases every held packet (MPT_REORDER_FLUSH) and frees the slots. */
 void mpt_reorder_free(struct mpt_reorder *rb);
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <ev.h>
 
 #include "ackroute.h"
 #include "config.h"
@@ -37,12 +38,17 @@ static void test_pick_rule(void **state)
 		{ .usable = false, .owd_ns = 1 * MS },
 	};
 
-	/* an idle home path keeps its ACKs; an unusable one never carries any */
+	/* an idle home path keeps its ACKs, a sooner one elsewhere or not; an unusable
+	 * one never carries any */
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
-	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 0);	/* 12 ms beats 30 ms */
-	/* a home path within max(5 ms, a quarter) of the soonest stays */
-	in[0].owd_ns = 26 * MS;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);	/* 12 ms against 30 */
+	/* full: away to the sooner one; a home path within max(5 ms, a quarter) of the
+	 * soonest stays */
+	in[1].full = true;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 0);
+	in[0].owd_ns = 28 * MS;			/* 30 + 5 within 28 + 7 */
 	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);
+	in[1].full = false;
 	/* the home path full (its return busy with our data) and its queue 40 ms: away to
 	 * the free one */
 	in[0].owd_ns = 52 * MS;
@@ -53,26 +59,39 @@ static void test_pick_rule(void **state)
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
 	in[0].owd_ns = 23 * MS;				/* 28 against 30: home */
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
-	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);	/* 30 within 28 + 7 */
 	in[1].full = true;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);	/* 35 within 28 + 7 */
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
 	/* nothing usable: home */
 	in[0].usable = in[1].usable = false;
 	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);
 }
 
-/* A satellite's 300 ms return against LTE's 15 ms: away; and hysteresis keeps a
- * current carrier that is within the margin of a newly sooner one. A busy LTE return
- * keeps its own ACKs rather than send them over the idle satellite (the anchor did:
- * 300 ms ACKs, and the UE took LTE down for silence). */
+/* A satellite's 300 ms return against LTE's 15 ms: home, free or full (LTE's ACKs
+ * would make its RTT 315 ms, half of which falls 135 ms short of its forward delay). A
+ * full DSL return (unloaded 12 ms, its queue 100 ms) goes to LTE (15 ms) or another
+ * (18 ms); hysteresis keeps a current carrier that is within the margin of a newly
+ * sooner one. A busy LTE return keeps its own ACKs rather than send them over the
+ * idle satellite (the anchor did: 300 ms ACKs, and the UE took LTE down for
+ * silence). */
 static void test_pick_soonest_and_hysteresis(void **state)
 {
 	struct mpt_ackroute_in in[3] = {
-		{ .usable = true, .owd_ns = 300 * MS },
-		{ .usable = true, .owd_ns = 15 * MS },
-		{ .usable = true, .owd_ns = 18 * MS },
+		{ .usable = true, .owd_ns = 300 * MS, .base_ns = 300 * MS },
+		{ .usable = true, .owd_ns = 15 * MS, .base_ns = 15 * MS },
+		{ .usable = true, .owd_ns = 18 * MS, .base_ns = 18 * MS },
 	};
 
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
+	in[0].full = true;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, 1), 0);	/* nor kept there */
+	in[0].owd_ns = 112 * MS;
+	in[0].base_ns = 12 * MS;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 1);
+	in[1].base_ns = 6 * MS;			/* 6 ms short of home's 12: within 5? no */
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 2);
+	in[1].base_ns = 8 * MS;			/* 4 ms short: within the margin */
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 1);
 	in[1].owd_ns = 20 * MS;			/* path 2 now 2 ms sooner */
 	assert_int_equal(mpt_ackroute_pick(in, 3, 0, 1), 1);
@@ -86,6 +105,34 @@ static void test_pick_soonest_and_hysteresis(void **state)
 	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);
 	in[1].owd_ns = 75 * MS;			/* a full window's queue: 60 ms */
 	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 1);
+}
+
+/* Cost preference (issue 10, testbed applimited): the cheap path's window full with
+ * bursts of an app-limited flow (its queue 4.3 ms at 1 ms RTT, 22 of its 54 Mbit/s
+ * sent) keeps its ACKs from the dear path, sooner as it is, but not from another
+ * path of its own cost; at capacity the dear one takes them. */
+static void test_pick_cost_gate(void **state)
+{
+	struct mpt_ackroute_in in[3] = {
+		{ .usable = true, .full = true, .owd_ns = 4800000, .base_ns = MS / 2,
+		  .cost = 1 },
+		{ .usable = true, .owd_ns = 550000, .base_ns = MS / 2, .cost = 5 },
+		{ .usable = false, .owd_ns = 600000, .base_ns = MS / 2, .cost = 1 },
+	};
+
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 0);
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, 1), 0);	/* nor kept there */
+	in[2].usable = true;				/* an equal-cost one: away */
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, 1), 2);
+	in[0].at_capacity = true;			/* at capacity: the soonest */
+	assert_int_equal(mpt_ackroute_pick(in, 3, 0, -1), 1);
+	/* the dear path's own ACKs may go on the cheaper one, capacity or not */
+	in[1].full = true;
+	in[1].owd_ns = 9 * MS;
+	in[0].full = false;
+	in[0].owd_ns = MS;
+	in[2].usable = false;
+	assert_int_equal(mpt_ackroute_pick(in, 3, 1, -1), 0);
 }
 
 static void test_owd(void **state)
@@ -124,7 +171,8 @@ static void receive_on(struct mpt_path *p, unsigned n, uint64_t now)
 
 /* The DSL return idle: its ACKs stay home. With 12 ms of our data waiting in its 1
  * Mbit/s pacer (full) and 15500 bytes in flight against its 3000-byte BDP (100 ms of
- * queue at its bottleneck), they go on LTE: the ACK frame is counted for path 0
+ * queue at its bottleneck), they go on the dearer LTE once the DSL return sends at
+ * its capacity (not before): the ACK frame is counted for path 0
  * (acks_tx, acks_away) and its bytes on path 1 (ack_tx_bytes). */
 static void test_full_return_moves_acks(void **state)
 {
@@ -152,6 +200,14 @@ static void test_full_return_moves_acks(void **state)
 	mpt_pktq_push(&dsl->txq, pkt);			/* 12 ms waiting */
 	mpt_session_note_busy(dsl, now);
 	mpt_session_note_busy(lte, now);
+	/* full, but sending 0.4 Mbit/s of its 1: LTE is dearer, the ACKs stay */
+	dsl->meter.start_ns = now - 500 * MS;
+	dsl->meter.tx = 50000;
+	assert_ptr_equal(mpt_session_ack_carrier(h.s, dsl, now), dsl);
+	/* at capacity (0.96 Mbit/s), the choice due again (10 ms on): to LTE */
+	now += 10 * MS;
+	dsl->meter.tx = 120000;
+	mpt_session_note_busy(dsl, now);
 	receive_on(dsl, 8, now);
 	assert_ptr_equal(mpt_session_ack_carrier(h.s, dsl, now), lte);
 	mpt_session_send_control(h.s, lte, NULL, now);
@@ -166,6 +222,61 @@ static void test_full_return_moves_acks(void **state)
 	dsl->rec.in_flight = 0;
 	now += 100 * MS;
 	assert_ptr_equal(mpt_session_ack_carrier(h.s, dsl, now), dsl);
+	sessiontest_free(&h);
+}
+
+static void timer_noop(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)w;
+	(void)revents;
+}
+
+/* AckRouting's data packets: one leaving on the DSL path takes that path's pending ACK
+ * along, due or not (as without AckRouting: a busy LTE whose own ACKs waited for
+ * their due time recovered its Startup losses late, sat-lte-down), and another
+ * path's only when due (LTE's one packet: not yet). */
+static void test_data_takes_own_acks(void **state)
+{
+	uint64_t now = 1000 * MS;
+	struct sessiontest h;
+	struct mpt_path *dsl, *lte;
+	struct mpt_pkt *k;
+
+	h_init(&h, now);
+	h.d->loop = ev_loop_new(EVFLAG_AUTO);		/* mpt_session_flush arms it */
+	assert_non_null(h.d->loop);
+	ev_init(&h.s->timer, timer_noop);
+	assert_true(h.d->cfg.ack_routing);
+	dsl = &h.s->paths[0];
+	lte = &h.s->paths[1];
+	dsl->cc.pacing_rate = lte->cc.pacing_rate = 1000000000;
+	dsl->cc.cwnd = lte->cc.cwnd = 100000;
+	dsl->ackt.ack_every = lte->ackt.ack_every = 8;
+	dsl->ackt.max_ack_delay_ns = lte->ackt.max_ack_delay_ns = 25 * MS;
+	receive_on(dsl, 1, now);
+	receive_on(lte, 1, now);
+	assert_false(mpt_acktrack_should_ack_now(&dsl->ackt, now));
+	assert_false(mpt_acktrack_should_ack_now(&lte->ackt, now));
+	assert_ptr_equal(mpt_session_ack_carrier(h.s, lte, now), lte);
+
+	k = mpt_pkt_alloc(&h.d->pool);
+	assert_non_null(k);
+	memset(k->data, 0x45, 1000);
+	k->len = 1000;
+	k->dsn = MPT_DSN_UNSET;
+	memset(&k->meta, 0, sizeof(k->meta));
+	k->meta.len = 1000;
+	mpt_session_number(h.s, k);
+	mpt_session_dispatch(h.s, k, 1u << 0);
+	mpt_session_flush(h.s, now);
+	assert_int_equal(dsl->st.data_tx, 1);
+	assert_int_equal(dsl->st.acks_tx, 1);		/* its own, not due */
+	assert_int_equal(dsl->ackt.unacked_eliciting, 0);
+	assert_int_equal(lte->st.acks_tx, 0);		/* LTE's: not due, stays */
+	assert_int_equal(lte->ackt.unacked_eliciting, 1);
+	ev_timer_stop(h.d->loop, &h.s->timer);
+	ev_loop_destroy(h.d->loop);
 	sessiontest_free(&h);
 }
 
@@ -247,8 +358,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pick_rule),
 		cmocka_unit_test(test_pick_soonest_and_hysteresis),
+		cmocka_unit_test(test_pick_cost_gate),
 		cmocka_unit_test(test_owd),
 		cmocka_unit_test(test_full_return_moves_acks),
+		cmocka_unit_test(test_data_takes_own_acks),
 		cmocka_unit_test(test_ack_on_other_path),
 		cmocka_unit_test(test_ackf_counts_sent_size),
 	};

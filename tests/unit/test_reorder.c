@@ -243,6 +243,62 @@ static void test_overflow(void **state)
 	mpt_reorder_free(&rb);
 }
 
+/* Growing the window keeps what is held and the duplicate history, and a run that
+ * overflowed the old window fits the new one (issue 22: sat-lte-down's 2,400
+ * packets of a satellite hole against 1,024). */
+static void test_grow(void **state)
+{
+	struct mpt_reorder rb;
+	struct rec r = { 0 };
+
+	assert_int_equal(mpt_reorder_init(&rb, 16, 100 * MS, 5 * MS, on_release, &r), 0);
+	assert_int_equal(mpt_reorder_grow(&rb, 20), 0);	/* before the slots: sized */
+	assert_int_equal(rb.cap, 32);
+	assert_null(rb.slot);
+	assert_int_equal(mpt_reorder_init(&rb, 16, 100 * MS, 5 * MS, on_release, &r), 0);
+	for (uint64_t d = 0; d < 6; d++)
+		assert_int_equal(ins(&rb, d, 0), 0);
+	for (uint64_t d = 7; d < 22; d++)		/* 6 missing: the window full */
+		assert_int_equal(ins(&rb, d, 1 * MS), 0);
+	assert_int_equal(mpt_reorder_held(&rb), 15);
+	assert_int_equal(mpt_reorder_grow(&rb, 40), 0);
+	assert_int_equal(rb.cap, 64);
+	assert_int_equal(rb.st.grown, 1);
+	assert_int_equal(mpt_reorder_grow(&rb, 10), 0);	/* never shrinks */
+	assert_int_equal(rb.cap, 64);
+	assert_int_equal(r.n, 6);			/* nothing released by it */
+	assert_int_equal(mpt_reorder_held(&rb), 15);
+	assert_int_equal(ins(&rb, 3, 2 * MS), -EEXIST);	/* history kept */
+	assert_int_equal(ins(&rb, 9, 2 * MS), -EEXIST);	/* held kept */
+	for (uint64_t d = 22; d < 61; d++)		/* the old window overflowed at 22 */
+		assert_int_equal(ins(&rb, d, 2 * MS), 0);
+	assert_int_equal(rb.st.overflow, 0);
+	assert_int_equal(mpt_reorder_held(&rb), 54);
+	assert_int_equal(mpt_reorder_next_deadline(&rb), 101 * MS);	/* hole from 1 ms */
+	assert_int_equal(ins(&rb, 6, 3 * MS), 0);
+	check_released(&r, 6, 6, 55, MPT_REORDER_IN_ORDER);
+	assert_int_equal(mpt_reorder_held(&rb), 0);
+	mpt_reorder_free(&rb);
+
+	/* the window for rate x hold, twice over, within [floor, ceil] */
+	assert_int_equal(mpt_reorder_capacity_for(8800, 275 * MS, 1024, 16384), 4840);
+	assert_int_equal(mpt_reorder_capacity_for(1000, 250 * MS, 1024, 16384), 1024);
+	assert_int_equal(mpt_reorder_capacity_for(100000, 1000 * MS, 1024, 16384), 16384);
+	assert_int_equal(mpt_reorder_capacity_for(8800, 275 * MS, 1024, 3000), 3000);
+
+	/* half full: twice the window, whatever the (lagging) rate says, within ceil */
+	assert_int_equal(mpt_reorder_init(&rb, 16, 100 * MS, 5 * MS, on_release, &r), 0);
+	ins(&rb, 0, 0);
+	for (uint64_t d = 2; d < 9; d++)
+		ins(&rb, d, 0);
+	assert_int_equal(mpt_reorder_capacity_want(&rb, 0, 16, 1024), 16);	/* 7 held */
+	ins(&rb, 9, 0);
+	assert_int_equal(mpt_reorder_capacity_want(&rb, 0, 16, 1024), 32);	/* 8 held */
+	assert_int_equal(mpt_reorder_capacity_want(&rb, 0, 16, 24), 16);	/* no room */
+	assert_int_equal(mpt_reorder_capacity_want(&rb, 1000, 16, 1024), 200);	/* rate */
+	mpt_reorder_free(&rb);
+}
+
 static void test_late_and_stale(void **state)
 {
 	struct mpt_reorder rb;
@@ -625,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_fill_restarts_and_hold_until),
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_overflow),
+		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_late_and_stale),
 		cmocka_unit_test(test_resync),
 		cmocka_unit_test(test_flush_and_free),
