@@ -234,6 +234,7 @@ static void test_bbr_constants_are_literal(void **state)
 		{ "loss_thresh", 0.02 },
 		{ "probe_rtt_cwnd_gain", 0.5 },
 		{ "rtprop_jump_rounds", 3 },
+		{ "rtprop_jump_ms", 25 },	/* ours: 3 rounds of a 8.4 ms path */
 		{ "loss_recovery", 1 },
 	};
 	const struct mpt_cc_ops *ops = mpt_cc_find("bbr");
@@ -382,6 +383,62 @@ static void test_bbr_rtt_jump_ack_delay(void **state)
 	now = 1;
 	probe_bw_cc(ops, &cc, &p, &now);
 	assert_true(jump_rounds(ops, &cc, &p, &now, 4 * MS) >= 1);
+}
+
+/* rounds of step_ns each whose samples are extra_ns above RTprop's explanation:
+ * the early RTprop expiries they caused */
+static double jump_rounds_step(const struct mpt_cc_ops *ops, struct mpt_cc *cc,
+			       struct mpt_cc_path *p, uint64_t *now, uint64_t extra_ns,
+			       int rounds, uint64_t step_ns)
+{
+	double before = bbr_stat(cc, "rtprop_jumps");
+
+	for (int round = 0; round < rounds; round++) {
+		uint64_t inflight = cc->cwnd;
+		struct mpt_rate_sample rs = {
+			.delivered = BDP, .interval_ns = RTT,
+			.rtt_ns = RTT + inflight * SEC / RATE + extra_ns,
+			.prior_delivered = p->delivered, .acked_bytes = BDP,
+			.prior_in_flight = inflight,
+		};
+
+		*now += step_ns;
+		p->delivered += BDP;
+		ops->on_ack(cc, p, &rs, *now);
+	}
+	return bbr_stat(cc, "rtprop_jumps") - before;
+}
+
+/*
+ * The missed rounds must span rtprop_jump_ms (25 ms) as well as rtprop_jump_rounds: on
+ * a path whose rounds last 0.2 ms (veth, a LAN), 8 missed rounds (1.6 ms, a daemon's
+ * hiccup) do not expire RTprop, 200 of them (40 ms) do; with rtprop_jump_ms = 0 the 8
+ * rounds do, as before. (Driven directly: only the rounds' pace in time differs from
+ * test_bbr_rtt_jump_ack_delay's synthetic path.)
+ */
+static void test_bbr_rtt_jump_needs_time(void **state)
+{
+	const struct mpt_cc_ops *ops = mpt_cc_find("bbr");
+	const struct mpt_param *prm = mpt_param_find(ops->params, ops->nparams,
+						     "rtprop_jump_ms");
+	const uint64_t step = 200 * MPT_NSEC_PER_USEC;
+	struct mpt_cc_path p = { .mss = 1200 };
+	struct mpt_cc cc;
+	uint64_t now = 1;
+	char err[128];
+
+	assert_non_null(prm);
+	assert_true(bbr_param("rtprop_jump_ms") == 25);
+	probe_bw_cc(ops, &cc, &p, &now);
+	assert_true(jump_rounds_step(ops, &cc, &p, &now, 20 * MS, 8, step) == 0);
+	assert_int_equal(cc.state, MPT_CC_PROBE_BW);
+	assert_true(jump_rounds_step(ops, &cc, &p, &now, 20 * MS, 200, step) >= 1);
+
+	p = (struct mpt_cc_path){ .mss = 1200 };
+	now = 1;
+	probe_bw_cc(ops, &cc, &p, &now);
+	assert_int_equal(mpt_param_parse(prm, cc.priv, "0", err, sizeof(err)), 0);
+	assert_true(jump_rounds_step(ops, &cc, &p, &now, 20 * MS, 8, step) >= 1);
 }
 
 /* Parameters: every constant a tunable with a cited help line; registry accepts bbr. */
@@ -669,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_bbr_send_quantum),
 		cmocka_unit_test(test_bbr_rtt_jump),
 		cmocka_unit_test(test_bbr_rtt_jump_ack_delay),
+		cmocka_unit_test(test_bbr_rtt_jump_needs_time),
 		cmocka_unit_test(test_bbr_iw_scales_with_rtt),
 		cmocka_unit_test(test_bbr_iw_keeps_up_on_a_long_path),
 	};
