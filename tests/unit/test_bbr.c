@@ -314,14 +314,15 @@ static void test_bbr_probe_bw_start_phase(void **state)
 			assert_true(seen[k] > seeds / cycle_len / 2);
 }
 
-/* rtprop_jump_rounds rounds, one cwnd-limited ACK each, whose RTT samples exceed what
- * RTprop and the in-flight explain by extra_ns; returns the rtprop_jumps added. */
-static double jump_rounds(const struct mpt_cc_ops *ops, struct mpt_cc *cc,
-			  struct mpt_cc_path *p, uint64_t *now, uint64_t extra_ns)
+/* rounds rounds of step_ns each, one cwnd-limited ACK each, whose RTT samples exceed
+ * what RTprop and the in-flight explain by extra_ns; returns the rtprop_jumps added. */
+static double jump_rounds_step(const struct mpt_cc_ops *ops, struct mpt_cc *cc,
+			       struct mpt_cc_path *p, uint64_t *now, uint64_t extra_ns,
+			       int rounds, uint64_t step_ns)
 {
 	double before = bbr_stat(cc, "rtprop_jumps");
 
-	for (int round = 0; round < 2 * (int)bbr_param("rtprop_jump_rounds") + 2; round++) {
+	for (int round = 0; round < rounds; round++) {
 		uint64_t inflight = cc->cwnd;
 		struct mpt_rate_sample rs = {
 			.delivered = BDP, .interval_ns = RTT,
@@ -330,11 +331,19 @@ static double jump_rounds(const struct mpt_cc_ops *ops, struct mpt_cc *cc,
 			.prior_in_flight = inflight,
 		};
 
-		*now += RTT;
+		*now += step_ns;
 		p->delivered += BDP;
 		ops->on_ack(cc, p, &rs, *now);
 	}
 	return bbr_stat(cc, "rtprop_jumps") - before;
+}
+
+/* 2 x rtprop_jump_rounds + 2 such rounds, one RTT each */
+static double jump_rounds(const struct mpt_cc_ops *ops, struct mpt_cc *cc,
+			  struct mpt_cc_path *p, uint64_t *now, uint64_t extra_ns)
+{
+	return jump_rounds_step(ops, cc, p, now, extra_ns,
+				2 * (int)bbr_param("rtprop_jump_rounds") + 2, RTT);
 }
 
 /* A controller driven to ProbeBW on a steady synthetic path (bw = RATE, RTT). */
@@ -383,30 +392,6 @@ static void test_bbr_rtt_jump_ack_delay(void **state)
 	now = 1;
 	probe_bw_cc(ops, &cc, &p, &now);
 	assert_true(jump_rounds(ops, &cc, &p, &now, 4 * MS) >= 1);
-}
-
-/* rounds of step_ns each whose samples are extra_ns above RTprop's explanation:
- * the early RTprop expiries they caused */
-static double jump_rounds_step(const struct mpt_cc_ops *ops, struct mpt_cc *cc,
-			       struct mpt_cc_path *p, uint64_t *now, uint64_t extra_ns,
-			       int rounds, uint64_t step_ns)
-{
-	double before = bbr_stat(cc, "rtprop_jumps");
-
-	for (int round = 0; round < rounds; round++) {
-		uint64_t inflight = cc->cwnd;
-		struct mpt_rate_sample rs = {
-			.delivered = BDP, .interval_ns = RTT,
-			.rtt_ns = RTT + inflight * SEC / RATE + extra_ns,
-			.prior_delivered = p->delivered, .acked_bytes = BDP,
-			.prior_in_flight = inflight,
-		};
-
-		*now += step_ns;
-		p->delivered += BDP;
-		ops->on_ack(cc, p, &rs, *now);
-	}
-	return bbr_stat(cc, "rtprop_jumps") - before;
 }
 
 /*
