@@ -222,7 +222,8 @@ static void size_window(struct mpt_session *s, uint64_t now)
 {
 	struct mpt_daemon *d = s->d;
 	uint64_t bytes = 0, rate[4];
-	uint32_t want;
+	uint32_t want, ceil = MPT_MIN(MPT_REORDER_AUTO_MAX,
+				      d->cfg.reorder_buffer + mpt_pkt_pool_avail(&d->pool) / 2);
 
 	for (unsigned i = 0; i < s->npaths; i++) {
 		if (!s->paths[i].used)
@@ -231,12 +232,12 @@ static void size_window(struct mpt_session *s, uint64_t now)
 		bytes += rate[1];
 	}
 	want = mpt_reorder_capacity_want(&s->reorder, bytes / MPT_MAX(d->inner_mtu, 1u),
-					 d->cfg.reorder_buffer,
-					 MPT_MIN(MPT_REORDER_AUTO_MAX,
-						 d->cfg.reorder_buffer +
-						 mpt_pkt_pool_avail(&d->pool) / 2));
+					 d->cfg.reorder_buffer, ceil);
 	if (want > s->reorder.cap)
 		mpt_reorder_grow(&s->reorder, want);	/* -ENOMEM: the old one stays */
+	/* between these checks the window grows at once as the DSN span asks, within
+	 * the same pool-aware bound (the rate lags by its meter window) */
+	mpt_reorder_set_grow_max(&s->reorder, ceil);
 }
 
 static void update_hold(struct mpt_session *s, uint64_t now)

@@ -8,6 +8,7 @@
  *
  *   insert(d):  d == next          release, then the contiguous run behind it
  *               next < d < next+cap hold (duplicate if already held)
+ *               d >= next+cap/2    first grow the window, within grow_max
  *               d >= next+cap      give up the oldest holes until d fits
  *                                  (overflow); nothing left to give up: resync
  *               next-cap <= d < next  late: deliver, unless already delivered
@@ -160,9 +161,42 @@ uint32_t mpt_reorder_capacity_want(const struct mpt_reorder *rb, uint64_t pkts_p
 	uint32_t want = mpt_reorder_capacity_for(pkts_per_s, mpt_reorder_hold_now(rb), floor,
 						 ceil);
 
-	if (rb->nheld >= rb->cap / 2 && rb->cap <= ceil / 2 && want < 2 * rb->cap)
-		want = 2 * rb->cap;	/* half full: the rate grew within its window */
+	if (mpt_reorder_span(rb) >= rb->cap / 2 && rb->cap <= ceil / 2 && want < 2 * rb->cap)
+		want = 2 * rb->cap;	/* half in use: the rate grew within its window */
 	return want;
+}
+
+/* The greatest power of two <= v (0 for 0). */
+static uint32_t pow2_floor(uint32_t v)
+{
+	uint32_t p = 1;
+
+	if (!v)
+		return 0;
+	while (p <= v / 2)
+		p <<= 1;
+	return p;
+}
+
+void mpt_reorder_set_grow_max(struct mpt_reorder *rb, uint32_t slots)
+{
+	rb->grow_max = pow2_floor(MPT_MIN(slots, MPT_REORDER_MAX_CAPACITY));
+}
+
+/* Before dsn is placed (dsn >= next): double the window when dsn reaches its half,
+ * and more when dsn lies beyond it, within grow_max (reorder.h). -ENOMEM keeps the
+ * old window: the overflow then gives up holes as before. */
+static void grow_for(struct mpt_reorder *rb, uint64_t dsn)
+{
+	uint64_t need = dsn - rb->next + 1, cap = rb->cap;
+
+	if (need <= rb->cap / 2 || rb->cap >= rb->grow_max)
+		return;
+	if (!rb->nheld && need > rb->grow_max)
+		return;		/* nothing held, beyond reach: a jump (resync) */
+	while (cap < 2 * need && cap < rb->grow_max)
+		cap <<= 1;
+	mpt_reorder_grow(rb, (uint32_t)cap);
 }
 
 /* Hand back the held packet at dsn and count it under why. */
@@ -358,6 +392,8 @@ int mpt_reorder_insert_from(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uin
 		learn_hold(rb, NULL, dsn, now);		/* the decay */
 	}
 
+	if (rb->grow_max > rb->cap)
+		grow_for(rb, dsn);
 	if (dsn - rb->next >= rb->cap) {
 		while (rb->nheld && dsn - rb->next >= rb->cap)
 			skip_hole(rb, MPT_REORDER_OVERFLOW);

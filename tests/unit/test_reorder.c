@@ -286,16 +286,68 @@ static void test_grow(void **state)
 	assert_int_equal(mpt_reorder_capacity_for(100000, 1000 * MS, 1024, 16384), 16384);
 	assert_int_equal(mpt_reorder_capacity_for(8800, 275 * MS, 1024, 3000), 3000);
 
-	/* half full: twice the window, whatever the (lagging) rate says, within ceil */
+	/* half in use: twice the window, whatever the (lagging) rate says, within ceil;
+	 * in use is the DSN span from the hole, not the packets held (the DSNs of the
+	 * hole's slow path are on their way) */
 	assert_int_equal(mpt_reorder_init(&rb, 16, 100 * MS, 5 * MS, on_release, &r), 0);
 	ins(&rb, 0, 0);
-	for (uint64_t d = 2; d < 9; d++)
+	for (uint64_t d = 5; d < 8; d++)
 		ins(&rb, d, 0);
-	assert_int_equal(mpt_reorder_capacity_want(&rb, 0, 16, 1024), 16);	/* 7 held */
-	ins(&rb, 9, 0);
-	assert_int_equal(mpt_reorder_capacity_want(&rb, 0, 16, 1024), 32);	/* 8 held */
+	assert_int_equal(mpt_reorder_capacity_want(&rb, 0, 16, 1024), 16);	/* span 7 */
+	ins(&rb, 8, 0);
+	assert_int_equal(mpt_reorder_held(&rb), 4);
+	assert_int_equal(mpt_reorder_capacity_want(&rb, 0, 16, 1024), 32);	/* span 8 */
 	assert_int_equal(mpt_reorder_capacity_want(&rb, 0, 16, 24), 16);	/* no room */
 	assert_int_equal(mpt_reorder_capacity_want(&rb, 1000, 16, 1024), 200);	/* rate */
+	mpt_reorder_free(&rb);
+}
+
+/* The window grows by itself as packets come, within grow_max (sat-lte-down: the
+ * satellite's DSNs in flight behind a hole filled the 1,024 slots with 319 held, and
+ * the 100 ms check came too late: 338 holes given up, all of them came late). */
+static void test_grow_on_insert(void **state)
+{
+	struct mpt_reorder rb;
+	struct rec r = { 0 };
+
+	assert_int_equal(mpt_reorder_init(&rb, 16, 100 * MS, 5 * MS, on_release, &r), 0);
+	mpt_reorder_set_grow_max(&rb, 100);		/* 64: its power of two below */
+	assert_int_equal(rb.grow_max, 64);
+	ins(&rb, 0, 0);
+	/* 1..20 on their way over the slow path, 21..50 arrive over the fast one */
+	for (uint64_t d = 21; d < 51; d++)
+		assert_int_equal(ins(&rb, d, 1 * MS), 0);
+	assert_int_equal(rb.st.overflow, 0);
+	assert_int_equal(rb.st.holes_skipped, 0);
+	assert_int_equal(rb.cap, 64);
+	assert_true(rb.st.grown >= 1);
+	assert_int_equal(mpt_reorder_held(&rb), 30);
+	for (uint64_t d = 1; d < 21; d++)
+		assert_int_equal(ins(&rb, d, 2 * MS), 0);
+	check_released(&r, 0, 0, 51, MPT_REORDER_IN_ORDER);
+	/* the limit holds: past 64 the oldest hole is given up as before */
+	ins(&rb, 52, 3 * MS);				/* 51 missing */
+	assert_int_equal(ins(&rb, 51 + 64, 3 * MS), 0);
+	assert_int_equal(rb.cap, 64);
+	assert_int_equal(rb.st.holes_skipped, 1);
+	assert_int_equal(rb.st.overflow, 1);
+	/* a jump past the limit with nothing held is a resync, not a reason to grow */
+	mpt_reorder_free(&rb);
+	assert_int_equal(mpt_reorder_init(&rb, 16, 100 * MS, 5 * MS, on_release, &r), 0);
+	mpt_reorder_set_grow_max(&rb, 1024);
+	ins(&rb, 0, 0);
+	assert_int_equal(ins(&rb, 100000, 1 * MS), 0);
+	assert_int_equal(rb.cap, 16);
+	assert_int_equal(rb.st.resyncs, 1);
+	/* never without a limit set (the default) */
+	mpt_reorder_free(&rb);
+	assert_int_equal(mpt_reorder_init(&rb, 16, 100 * MS, 5 * MS, on_release, &r), 0);
+	ins(&rb, 0, 0);
+	ins(&rb, 5, 0);
+	ins(&rb, 20, 0);
+	assert_int_equal(rb.cap, 16);
+	assert_int_equal(rb.st.overflow, 1);
+	assert_int_equal(rb.st.holes_skipped, 4);	/* 1..4 given up to fit 20 */
 	mpt_reorder_free(&rb);
 }
 
@@ -682,6 +734,7 @@ int main(void)
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_grow),
+		cmocka_unit_test(test_grow_on_insert),
 		cmocka_unit_test(test_late_and_stale),
 		cmocka_unit_test(test_resync),
 		cmocka_unit_test(test_flush_and_free),
