@@ -12,7 +12,8 @@
  *               d >= next+cap      give up the oldest holes until d fits
  *                                  (overflow); nothing left to give up: resync
  *               next-cap <= d < next  late: deliver, unless already delivered
- *               d < next-cap       stale: drop; MPT_REORDER_RESYNC_RUN in a row:
+ *               d < next-cap       stale: drop; MPT_REORDER_RESYNC_RUN in a row
+ *                                  from far below (MPT_REORDER_RESTART_GAP):
  *                                  the sender restarted, resync on d
  *
  * The hole at next became visible when the earliest still-held packet arrived:
@@ -336,6 +337,24 @@ static void learn_hold(struct mpt_reorder *rb, const struct mpt_reorder_slot *s,
 	}
 }
 
+/* dsn is older than the history: true when it completes MPT_REORDER_RESYNC_RUN packets
+ * in a row from a numbering that restarted (reorder.h): each more than
+ * MPT_REORDER_RESTART_GAP below the release point, each within the window above the
+ * one before. Late packets of holes an overflow gave up are not: they lie within the
+ * DSNs recently sent, and resyncing on one would flush every held packet and put the
+ * release point back behind everything the faster paths deliver next. */
+static bool restart_run(struct mpt_reorder *rb, uint64_t dsn)
+{
+	if (rb->next - dsn <= MPT_REORDER_RESTART_GAP) {
+		rb->stale_run = 0;
+		return false;
+	}
+	if (rb->stale_run && dsn - rb->stale_dsn > rb->cap)
+		rb->stale_run = 0;	/* not the next of the same new numbering */
+	rb->stale_dsn = dsn;
+	return ++rb->stale_run >= MPT_REORDER_RESYNC_RUN;
+}
+
 /* dsn < next: a late packet, a duplicate, or a sign the sender restarted. */
 static int insert_below(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_t len,
 			uint64_t now, bool resent)
@@ -357,7 +376,7 @@ static int insert_below(struct mpt_reorder *rb, uint64_t dsn, void *pkt, uint32_
 		rb->release(rb->arg, dsn, pkt, len, MPT_REORDER_LATE);
 		return 0;
 	}
-	if (++rb->stale_run < MPT_REORDER_RESYNC_RUN) {
+	if (!restart_run(rb, dsn)) {
 		rb->st.stale++;
 		return -ESTALE;
 	}

@@ -30,9 +30,21 @@
 #include <stdint.h>
 
 #define MPT_REORDER_MAX_CAPACITY	(1u << 20)
-/* Consecutive packets older than the history before the buffer assumes the sender
- * restarted its DSN space and resynchronises on it. */
+/*
+ * Consecutive packets from far below the history before the buffer assumes the sender
+ * restarted its DSN space and resynchronises on it. A restarted sender starts at a
+ * random 48-bit DSN (session.c), and its peer starts afresh with it by the handshake
+ * (MPT_HS_FLAG_FRESH flushes this buffer): this rule is the fallback for a restart
+ * the handshake did not show, whose new space lies below the old. Only packets more
+ * than MPT_REORDER_RESTART_GAP below the release point, each within the window above
+ * the one before, count: packets of holes given up at an overflow come back a few
+ * thousand DSNs below it, and the old rule (any 3 stale in a row) took them for a
+ * restart: sat-lte-down (cpf, before the window grew) 310-1,076 resyncs a run, each
+ * flushing every held packet into the inner TCP as a burst of holes. A restart lands
+ * this close below with a chance of 2^-24.
+ */
 #define MPT_REORDER_RESYNC_RUN		3
+#define MPT_REORDER_RESTART_GAP		(1ull << 24)
 
 enum mpt_reorder_why {
 	MPT_REORDER_IN_ORDER,		/* its turn came (at once or after a hole filled) */
@@ -96,6 +108,7 @@ struct mpt_reorder {
 	uint64_t fill_ns;		/* when a packet last filled the hole at `next` */
 	uint64_t hold_until_ns;		/* no hole is given up before (hold_until) */
 	uint32_t stale_run;
+	uint64_t stale_dsn;		/* the last packet of the stale run */
 	struct mpt_reorder_slot *slot;	/* cap entries, indexed by dsn & (cap - 1) */
 
 	struct mpt_reorder_stats st;

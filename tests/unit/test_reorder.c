@@ -351,6 +351,43 @@ static void test_grow_on_insert(void **state)
 	mpt_reorder_free(&rb);
 }
 
+/* Late packets of holes an overflow gave up, older than the history, are dropped as
+ * stale and never taken for a sender restart: the old rule (3 stale in a row) flushed
+ * every held packet and put the release point back behind the fast path's DSNs. */
+static void test_stale_run_no_resync(void **state)
+{
+	struct mpt_reorder rb;
+	struct rec r = { 0 };
+	uint64_t base = 1ULL << 40;
+
+	assert_int_equal(mpt_reorder_init(&rb, 16, 100 * MS, 5 * MS, on_release, &r), 0);
+	ins(&rb, base, 0);
+	/* base+1..base+10 on the slow path; the fast path overflows the window */
+	for (uint64_t d = base + 11; d < base + 60; d++)
+		ins(&rb, d, 1 * MS);
+	assert_true(rb.st.overflow > 0);
+	ins(&rb, base + 61, 1 * MS);			/* base+60 missing: held */
+	assert_int_equal(mpt_reorder_held(&rb), 1);
+	/* the slow path's packets come at last, long given up and out of the history */
+	for (uint64_t d = base + 1; d < base + 11; d++)
+		assert_int_equal(ins(&rb, d, 2 * MS), -ESTALE);
+	assert_int_equal(rb.st.stale, 10);
+	assert_int_equal(rb.st.resyncs, 0);
+	assert_int_equal(mpt_reorder_held(&rb), 1);	/* nothing flushed */
+	assert_int_equal(rb.st.flushed, 0);
+	assert_int_equal(ins(&rb, base + 60, 3 * MS), 0);	/* the window goes on */
+	assert_int_equal(r.dsn[r.n - 1], base + 61);
+	assert_int_equal(r.why[r.n - 1], MPT_REORDER_IN_ORDER);
+	/* a restart's far-away numbering still resyncs, but only a run of neighbours */
+	assert_int_equal(ins(&rb, 100, 4 * MS), -ESTALE);
+	assert_int_equal(ins(&rb, 5000, 4 * MS), -ESTALE);	/* not after 100 */
+	assert_int_equal(ins(&rb, 5001, 4 * MS), -ESTALE);
+	assert_int_equal(rb.st.resyncs, 0);
+	assert_int_equal(ins(&rb, 5002, 4 * MS), 0);
+	assert_int_equal(rb.st.resyncs, 1);
+	mpt_reorder_free(&rb);
+}
+
 static void test_late_and_stale(void **state)
 {
 	struct mpt_reorder rb;
@@ -736,6 +773,7 @@ int main(void)
 		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_grow_on_insert),
 		cmocka_unit_test(test_late_and_stale),
+		cmocka_unit_test(test_stale_run_no_resync),
 		cmocka_unit_test(test_resync),
 		cmocka_unit_test(test_flush_and_free),
 		cmocka_unit_test(test_adaptive_hold),
