@@ -77,6 +77,7 @@ struct bbr {
 	uint32_t startup_full_loss_cnt;
 	double loss_thresh;
 	double probe_rtt_cwnd_gain;
+	double probe_rtt_skip_similar;
 	uint32_t rtprop_jump_rounds;
 	uint32_t rtprop_jump_ms;
 	bool loss_recovery;
@@ -85,6 +86,9 @@ struct bbr {
 	struct mpt_rng rng;		/* private, seeded from init's rng */
 	struct mpt_minmax bw;		/* max filter, time = round count */
 	uint64_t min_rtt_ns, min_rtt_stamp;
+	uint64_t last_rtt_ns;		/* the latest RTT sample */
+	uint64_t probe_rtt_skips;	/* stat: due ProbeRTTs skipped (similar RTT) */
+	bool app_limited_since;		/* an app-limited sample since then */
 	uint64_t round_count;		/* stat */
 	uint64_t next_rtt_delivered;
 	uint64_t cycle_stamp;
@@ -468,6 +472,30 @@ static void bbr_check_rtprop_jump(const struct mpt_cc *cc, struct bbr *b,
 		b->jump_round_fit = true;
 }
 
+/*
+ * A due ProbeRTT is skipped, and RTprop's stamp renewed, when the path was app-limited
+ * since RTprop was last set and still is, and its latest RTT sample is within
+ * probe_rtt_skip_similar above RTprop: QUIC's BbrSender (Chromium,
+ * probe_rtt_skipped_if_similar_rtt, kSimilarMinRttThreshold 1.125: "even if the
+ * min_rtt is 12.5% too low, the 25% gain cycling and 2x CWND gain should overcome an
+ * overly small min_rtt"), which judges the least RTT since the last ProbeRTT: a path
+ * that lengthened within the window would skip once more. A path the scheduler does not fill has no queue to drain, and
+ * its samples show so; ProbeRTT then only costs. sat-lte-down (acpf, main b9fe70a): the
+ * satellite's ProbeRTT at 18 s cut it from 14 MB to half a BDP (2.6 MB) for 200 ms and
+ * a 600 ms round, the scheduler queue overflowed (881 drops) and the inner TCP halved.
+ * A lengthened path (rtprop_stale) and a path the sender fills still probe.
+ */
+static bool bbr_skip_probe_rtt(struct bbr *b, const struct mpt_rate_sample *rs)
+{
+	if (rs->rtt_ns)
+		b->last_rtt_ns = rs->rtt_ns;
+	if (rs->is_app_limited)
+		b->app_limited_since = true;
+	return b->probe_rtt_skip_similar > 0 && !b->rtprop_stale && rs->is_app_limited &&
+	       b->app_limited_since && b->last_rtt_ns && (double)b->last_rtt_ns <=
+	       (double)b->min_rtt_ns * (1.0 + b->probe_rtt_skip_similar);
+}
+
 /* draft 4.1.2.3 RTprop filter, 4.3.5 ProbeRTT / tcp_bbr.c bbr_update_min_rtt */
 static void bbr_update_min_rtt(struct mpt_cc *cc, struct bbr *b,
 			       const struct mpt_cc_path *p,
@@ -475,11 +503,18 @@ static void bbr_update_min_rtt(struct mpt_cc *cc, struct bbr *b,
 {
 	uint64_t win = (uint64_t)b->min_rtt_win_ms * MPT_NSEC_PER_MSEC;
 	bool expired = b->min_rtt_ns && (now > b->min_rtt_stamp + win || b->rtprop_stale);
+	bool skip = bbr_skip_probe_rtt(b, rs);
 	/* mptund: one path of a session probes at a time; a path whose turn comes while
 	 * another drains keeps its (expired) RTprop and starts when that one is done */
-	bool defer = expired && b->probe_rtt_ms && p->probe_rtt_busy &&
-		     b->mode != MPT_CC_PROBE_RTT;
+	bool defer;
 
+	if (expired && skip && b->mode != MPT_CC_PROBE_RTT) {
+		b->min_rtt_stamp = now;		/* RTprop holds: no ProbeRTT */
+		b->app_limited_since = false;
+		b->probe_rtt_skips++;
+		expired = false;
+	}
+	defer = expired && b->probe_rtt_ms && p->probe_rtt_busy && b->mode != MPT_CC_PROBE_RTT;
 	if (defer)
 		b->probe_rtt_deferred++;
 	/* <= as draft 4.1.2.3 (BBRUpdateRTprop) and tcp_bbr.c: an equal sample refreshes
@@ -489,6 +524,7 @@ static void bbr_update_min_rtt(struct mpt_cc *cc, struct bbr *b,
 		b->min_rtt_ns = rs->rtt_ns;
 		b->min_rtt_stamp = now;
 		b->rtprop_stale = false;
+		b->app_limited_since = false;
 	}
 
 	if (b->probe_rtt_ms && expired && !defer && b->mode != MPT_CC_PROBE_RTT) {
@@ -792,6 +828,11 @@ static const struct mpt_param bbr_params[] = {
 	P_D("probe_rtt_cwnd_gain", probe_rtt_cwnd_gain, 0, 1, 0.5,
 	    "ProbeRTT window in BDPs, at least min_cwnd_pkts; 0 is v1's min_cwnd_pkts "
 	    "(draft-ietf-ccwg-bbr 4.3.4.3 BBRProbeRTTCwndGain)"),
+	P_D("probe_rtt_skip_similar", probe_rtt_skip_similar, 0, 1, 0.125,
+	    "skip a due ProbeRTT when the path was app-limited since RTprop was set and is "
+	    "now, its latest RTT at most this fraction above it; 0 disables (draft "
+	    "4.3.5 ProbeRTT; QUIC "
+	    "BbrSender probe_rtt_skipped_if_similar_rtt, kSimilarMinRttThreshold 1.125)"),
 	P_U("rtprop_jump_rounds", rtprop_jump_rounds, 0, 1000, 3,
 	    "rounds in a row of RTT samples above RTprop + inflight/BtlBw + the peer's max "
 	    "ACK delay while the window limits after which RTprop expires early; 0 "
@@ -825,6 +866,9 @@ static const struct mpt_stat bbr_stats[] = {
 	{ .name = "rtprop_jumps", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct bbr, rtprop_jumps),
 	  .help = "RTprop expiries brought forward: the path lengthened" },
+	{ .name = "probe_rtt_skips", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct bbr, probe_rtt_skips),
+	  .help = "due ProbeRTTs skipped: app-limited, RTT within probe_rtt_skip_similar" },
 	{ .name = "startup_loss_exits", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct bbr, startup_loss_exits),
 	  .help = "Startups ended by a high-loss round (BBRv3)" },

@@ -233,6 +233,7 @@ static void test_bbr_constants_are_literal(void **state)
 		{ "startup_full_loss_cnt", 6 },
 		{ "loss_thresh", 0.02 },
 		{ "probe_rtt_cwnd_gain", 0.5 },
+		{ "probe_rtt_skip_similar", 0.125 },	/* QUIC kSimilarMinRttThreshold */
 		{ "rtprop_jump_rounds", 3 },
 		{ "rtprop_jump_ms", 25 },	/* ours: 3 rounds of a 8.4 ms path */
 		{ "loss_recovery", 1 },

@@ -325,6 +325,7 @@ static void test_cpf_vs_acpf_just_above_primary(void **state)
 
 struct bw_trace {
 	uint64_t bw_before, min_bw;
+	uint64_t drift_div;		/* one-way delay grows by 1 / this per ns; 0: 10000 */
 	bool probed;
 };
 
@@ -335,7 +336,8 @@ static void trace_bw(struct sim_session *s, void *arg)
 
 	/* the path lengthens by 0.1 ms per second: no RTT sample equals RTprop again,
 	 * so BBR's filter (refreshed on <=) expires and ProbeRTT comes */
-	sim_path_link(s, 0)->delay_ns = CPF_OWD + sim_now(s) / 10000;
+	sim_path_link(s, 0)->delay_ns = CPF_OWD + sim_now(s) / (tr->drift_div ? tr->drift_div :
+								     10000);
 	if (v[0].cc_state == MPT_CC_PROBE_RTT)
 		tr->probed = true;
 	if (!tr->probed)
@@ -363,6 +365,9 @@ static void test_bbr_btlbw_survives_probe_rtt(void **state)
 
 	cfg.paths[0] = path("p0", r, CPF_OWD, 1);
 	s = sim_session_new(&cfg);
+	/* this test is about ProbeRTT itself: an app-limited path of a similar RTT would
+	 * skip it (test_bbr_probe_rtt_skipped_app_limited) */
+	assert_int_equal(sim_session_set_param(s, 0, "probe_rtt_skip_similar", "0"), 0);
 	sim_session_run_until(s, 12 * SEC);
 	print_message("bbr @0.5 R: BtlBw %.3f R before ProbeRTT, lowest after %.3f R\n",
 		      (double)tr.bw_before / (double)r, (double)tr.min_bw / (double)r);
@@ -370,6 +375,50 @@ static void test_bbr_btlbw_survives_probe_rtt(void **state)
 	/* the first sample after ProbeRTT may open a new window a little lower (as in
 	 * Linux), never down to ProbeRTT's rate */
 	assert_true((double)tr.min_bw >= 0.5 * (double)tr.bw_before);
+	sim_session_free(s);
+}
+
+/*
+ * An app-limited path whose RTT stays within probe_rtt_skip_similar (12.5%) of RTprop
+ skips the due ProbeRTT (QUIC BbrSender probe_rtt_skipped_if_similar_rtt): loaded at
+ * half its rate, its RTT drifting 0.1 ms per second of 20 ms (10% at 20 s), no
+ * ProbeRTT in 21 s (without the rule: one at ~10 s and ~20 s, each cutting the path to
+ * half a BDP). A path that lengthened beyond 12.5% (2.5 ms per second) still probes.
+ */
+static void test_bbr_probe_rtt_skipped_app_limited(void **state)
+{
+	uint64_t r = MBIT(20);
+	struct sim_session_cfg cfg = { .npaths = 1, .sched = "cpf", .seed = 3,
+				       .source_rate = r / 2, .hook = trace_bw,
+				       .hook_interval_ns = 1 * MS };
+	const struct mpt_cc_ops *ops = mpt_cc_find("bbr");
+	const struct mpt_stat *skips = NULL;
+	struct bw_trace tr = { .min_bw = UINT64_MAX, .drift_div = 20000 };
+	struct sim_session *s;
+
+	for (size_t i = 0; i < ops->nstats; i++)
+		if (strcmp(ops->stats[i].name, "probe_rtt_skips") == 0)
+			skips = &ops->stats[i];
+	assert_non_null(skips);
+	cfg.hook_arg = &tr;
+	cfg.paths[0] = path("p0", r, CPF_OWD, 1);
+	s = sim_session_new(&cfg);
+	sim_session_run_until(s, 21 * SEC);
+	print_message("app-limited, RTT +0.5%%/s: ProbeRTT %s, %.0f skipped\n",
+		      tr.probed ? "entered" : "never",
+		      (double)mpt_stat_read(skips, sim_path_cc(s, 0)->priv, 0));
+	assert_false(tr.probed);
+	assert_true(mpt_stat_read(skips, sim_path_cc(s, 0)->priv, 0) >= 2);
+	sim_session_free(s);
+
+	tr = (struct bw_trace){ .min_bw = UINT64_MAX, .drift_div = 800 };
+	s = sim_session_new(&cfg);
+	sim_session_run_until(s, 12 * SEC);
+	print_message("lengthened: ProbeRTT %s, %.0f skipped, min_rtt %.1f ms\n",
+		      tr.probed ? "entered" : "never",
+		      (double)mpt_stat_read(skips, sim_path_cc(s, 0)->priv, 0),
+		      sim_path_cc(s, 0)->min_rtt_ns / 1e6);
+	assert_true(tr.probed);				/* lengthened: it probes */
 	sim_session_free(s);
 }
 
@@ -433,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_acpf_frac_falls_without_queue),
 		cmocka_unit_test(test_cpf_vs_acpf_just_above_primary),
 		cmocka_unit_test(test_bbr_btlbw_survives_probe_rtt),
+		cmocka_unit_test(test_bbr_probe_rtt_skipped_app_limited),
 		cmocka_unit_test(test_minrtt_prefers_short_path),
 		cmocka_unit_test(test_wrr_follows_weights),
 	};
