@@ -64,18 +64,11 @@ void mpt_rule_init(struct mpt_rule *r)
 /* Decimal in [0, max] filling s; -EINVAL otherwise. */
 static int number(const char *s, unsigned max, unsigned *out)
 {
-	unsigned v = 0;
+	uint64_t v;
 
-	if (!*s)
+	if (cfgv_u64(s, &v) < 0 || v > max)
 		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		v = v * 10 + (unsigned)(*s - '0');
-		if (v > max)
-			return -EINVAL;
-	}
-	*out = v;
+	*out = (unsigned)v;
 	return 0;
 }
 

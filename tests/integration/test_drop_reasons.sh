@@ -12,7 +12,7 @@
 #    (metrics), on both daemons, and a drop the test provokes (a 1-byte datagram:
 #    "short") is counted there;
 #  - the counters: every field of struct mpt_daemon_stats, mpt_session_stats,
-#    mpt_path_stats and mpt_reorder_stats is read by src/ctl/ctl_glue.c, and every
+#    mpt_path_stats and mpt_reorder_stats is read by src/ctl/ctl_dump.c, and every
 #    key the daemons print for them has a metric.
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -61,10 +61,10 @@ for st in mpt_daemon_stats mpt_session_stats mpt_path_stats mpt_reorder_stats; d
 	fields=$(awk "/^struct $st \{/,/^\};/" "$f" | grep -oE 'uint(64|32)_t [^;]+;' |
 		sed -E 's/^uint(64|32)_t //; s/;//; s/\[[A-Z_]+\]//g' | tr ',' '\n' | tr -d ' ')
 	for x in $fields; do
-		grep -qE "(st|rs)(\.|->)$x\b" "$SRC/src/ctl/ctl_glue.c" || missing="$missing $st.$x"
+		grep -qE "(st|rs)(\.|->)$x\b" "$SRC/src/ctl/ctl_dump.c" || missing="$missing $st.$x"
 	done
 done
-check "every counter field is exported by ctl_glue.c (missing:${missing:- none})" [ -z "$missing" ]
+check "every counter field is exported by ctl_dump.c (missing:${missing:- none})" [ -z "$missing" ]
 
 # every numeric stats key has its metric (the Prometheus backend drops nothing)
 for who in anchor ue; do
