@@ -25,8 +25,17 @@
 struct mpt_standing {
 	uint64_t above_since;		/* first of the current run of waits above target */
 	uint64_t below_since;		/* first of the current run at or below target */
+	uint64_t on_at;			/* when it began to stand (valid while on) */
+	uint64_t starts;		/* stat: times it began to stand */
+	uint64_t on_ns;			/* stat: time it stood, ended spells only */
 	bool on;
 };
+
+/* Time the queue has stood in all, the current spell included. */
+static inline uint64_t mpt_standing_total_ns(const struct mpt_standing *st, uint64_t now)
+{
+	return st->on_ns + (st->on && now > st->on_at ? now - st->on_at : 0);
+}
 
 static inline void mpt_standing_update(struct mpt_standing *st, uint64_t now,
 				       uint64_t sojourn_ns)
@@ -35,14 +44,19 @@ static inline void mpt_standing_update(struct mpt_standing *st, uint64_t now,
 		st->below_since = 0;
 		if (!st->above_since)
 			st->above_since = now;
-		if (now - st->above_since >= MPT_STANDING_INTERVAL_NS)
+		if (!st->on && now - st->above_since >= MPT_STANDING_INTERVAL_NS) {
 			st->on = true;
+			st->on_at = now;
+			st->starts++;
+		}
 	} else {
 		st->above_since = 0;
 		if (!st->below_since)
 			st->below_since = now;
-		if (now - st->below_since >= MPT_STANDING_INTERVAL_NS)
+		if (st->on && now - st->below_since >= MPT_STANDING_INTERVAL_NS) {
 			st->on = false;
+			st->on_ns += now - st->on_at;
+		}
 	}
 }
 
