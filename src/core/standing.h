@@ -10,6 +10,17 @@
  * up paths). A full path can keep the scheduler queue short while its own bottleneck
  * fills. The cheapest-path family spills onto dearer paths only while the queue
  * stands (sched/arrival.h). Pure: time is an argument.
+ *
+ * Whose wait (session_tx.c): the bulk lane's head, at each decision on it, as CoDel
+ * takes the sojourn of the packet leaving the head of its FIFO. Not the sparse lane's
+ * packets: they pass the backlog by design (sparse.h, fq_codel's new flows, whose
+ * CoDel state is their own, RFC 8290 4.1), so their wait says nothing of it, and any
+ * one sample at or below TARGET restarts the run above it. A ping every 20 ms beside
+ * a greedy flow (bench-dataplane's loaded RTT probe) then kept the queue from ever
+ * standing for 100 ms, and a second path idle while ~1,000 packets (10 ms) waited for
+ * the first. A packet an in-order take sends from deep in the queue is not the head
+ * either (its wait is short by design: it arrives when the packets before it do,
+ * which still wait): the sample is the head's.
  */
 #ifndef MPTUND_STANDING_H
 #define MPTUND_STANDING_H
