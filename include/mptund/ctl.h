@@ -205,6 +205,8 @@ enum mpt_ctl_kind {
 	X("session.#.sparse_demoted", COUNTER, "times the sparse-flow lane went to the bulk lane's front: its head would have arrived on a slower path behind the faster paths' packets") \
 	X("session.#.sparse_joined", COUNTER, "times the sparse-flow lane joined an in-order take's run: numbered after the packets numbered already, ahead of the rest") \
 	X("session.#.queue_standing", GAUGE, "1 while the sender's queue stands (dearer paths needed)") \
+	X("session.#.queue_standing_starts", COUNTER, "times the sender's queue began to stand") \
+	X("session.#.queue_standing_ms", COUNTER, "time the sender's queue stood, ms") \
 	X("session.#.repairs", COUNTER, "lost packets re-sent (Recovery = retransmit)") \
 	X("session.#.repair_late", COUNTER, "lost packets not re-sent: they would come after the receiver gave up") \
 	X("session.#.repair_given_up", COUNTER, "lost packets not re-sent: lost again, or Recovery = off") \

@@ -446,8 +446,9 @@ static bool hold_head(struct mpt_session *s, struct mpt_pktq *q,
 	struct mpt_pkt *pkt = q->head;
 
 	s->st.holds++;
-	mpt_standing_update(&s->standing, now, now - pkt->enq_ns +
-			    mpt_session_least_queueing(ctx));
+	if (q == &s->squeue)	/* the bulk lane's wait only (standing.h) */
+		mpt_standing_update(&s->standing, now, now - pkt->enq_ns +
+				    mpt_session_least_queueing(ctx));
 	if (!per_flow(s) || pkt->dsn != MPT_DSN_UNSET || pkt->len > min_fit ||
 	    (s->fhold.nslots == MPT_FHOLD_FLOWS &&
 	     mpt_fhold_find(&s->fhold, pkt->meta.flow_hash) < 0))
@@ -509,12 +510,14 @@ static bool serve_lane(struct mpt_session *s, struct mpt_pktq *q, struct mpt_sch
 				continue;
 			return false;
 		}
+		if (bulk)	/* the head's wait, before a take (standing.h) */
+			mpt_standing_update(&s->standing, now, now - q->head->enq_ns +
+					    mpt_session_path_queueing(
+						    &s->views[__builtin_ctz(mask)]));
+		ctx->standing = s->standing.on;
 		pkt = take(s, q, ctx, mask);
 		if (bulk)	/* the sparse lane's round clock (sparse.h) */
 			mpt_sparse_bulk_sent(&s->sparse, pkt->len, s->d->pool.mtu);
-		mpt_standing_update(&s->standing, now, now - pkt->enq_ns +
-				    mpt_session_path_queueing(&s->views[__builtin_ctz(mask)]));
-		ctx->standing = s->standing.on;
 		mpt_session_dispatch(s, pkt, mask);
 	}
 	return true;

@@ -276,6 +276,19 @@ static void dump_lanes(struct mpt_ctl_out *out, const struct mpt_session *s)
 		     (unsigned long long)s->st.sparse_joined);
 }
 
+/* Does the sender's queue stand (standing.h), how often and how long it did. */
+static void dump_standing(struct mpt_ctl_out *out, const struct mpt_session *s, uint64_t now)
+{
+	unsigned si = s->idx;
+
+	mpt_ctl_outf(out, "session.%u.queue_standing=%d", si, s->standing.on);
+	mpt_ctl_outf(out, "session.%u.queue_standing_starts=%llu", si,
+		     (unsigned long long)s->standing.starts);
+	mpt_ctl_outf(out, "session.%u.queue_standing_ms=%llu", si,
+		     (unsigned long long)(mpt_standing_total_ns(&s->standing, now) /
+					  MPT_NSEC_PER_MSEC));
+}
+
 static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, uint64_t now)
 {
 	unsigned si = s->idx;
@@ -306,7 +319,7 @@ static void dump_session(struct mpt_ctl_out *out, const struct mpt_session *s, u
 		     (unsigned long long)s->fhold.set_aside);
 	mpt_ctl_outf(out, "session.%u.flow_held_pkts=%u", si, s->fhold.pkts);
 	dump_lanes(out, s);
-	mpt_ctl_outf(out, "session.%u.queue_standing=%d", si, s->standing.on);
+	dump_standing(out, s, now);
 	mpt_ctl_outf(out, "session.%u.repairs=%llu", si, (unsigned long long)s->st.repairs);
 	mpt_ctl_outf(out, "session.%u.repair_late=%llu", si,
 		     (unsigned long long)s->st.repair_late);

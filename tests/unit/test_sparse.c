@@ -110,6 +110,7 @@ struct fixture {
 	struct mpt_rng rng;
 	struct gate *g;
 	uint16_t next_tag[64];		/* per port */
+	uint64_t enq_ns;		/* when send_pkt's packets come */
 };
 
 static void fx_init(struct fixture *f, bool sparse, uint32_t queue_limit)
@@ -138,6 +139,7 @@ static void fx_init(struct fixture *f, bool sparse, uint32_t queue_limit)
 	f->ctx.paths = f->s->views;
 	f->ctx.npaths = 1;
 	f->ctx.now = 2000;
+	f->enq_ns = 1000;
 	f->ctx.rng = &f->rng;
 	mpt_rng_seed(&f->rng, 1);
 }
@@ -193,7 +195,7 @@ static uint16_t send_pkt(struct fixture *f, uint16_t port, uint32_t len)
 	p->meta = info.meta;
 	p->meta.len = p->len;
 	learn(p->meta.flow_hash, port);
-	mpt_session_enqueue(f->s, p, 1000);
+	mpt_session_enqueue(f->s, p, f->enq_ns);
 	return tag;
 }
 
@@ -628,6 +630,46 @@ static void test_sparse_not_tail_dropped(void **state)
 	fx_free(&f);
 }
 
+/* The clock at ms milliseconds, for the scheduling turns and the packets that come. */
+static void at_ms(struct fixture *f, uint64_t ms)
+{
+	f->ctx.now = ms * MPT_NSEC_PER_MSEC;
+	f->enq_ns = f->ctx.now;
+}
+
+/*
+ * The standing-queue test (standing.h) takes the bulk lane's wait, not the sparse
+ * lane's: a backlog whose head waits ever longer (one packet a millisecond leaves)
+ * stands once it waited above 5 ms for 100 ms, though a ping passes it every 20 ms,
+ * held a turn first (every path full). Before, each ping's wait of ~0 restarted the
+ * run above target: with bench-dataplane's loaded-RTT ping beside a greedy flow the
+ * queue never stood, and cpf left its second path idle.
+ */
+static void test_ping_does_not_reset_standing(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	fx_init(&f, true, 4096);
+	for (unsigned i = 0; i < 400; i++)
+		send_pkt(&f, 5001, 1400);
+	for (uint64_t ms = 1; ms <= 160; ms++) {
+		at_ms(&f, ms);
+		send_pkt(&f, 5001, 1400);
+		if (ms % 20 == 0) {
+			send_pkt(&f, PING, 84);
+			run(&f, 0);		/* held: every path full */
+		}
+		run(&f, ms % 20 == 0 ? 2 : 1);
+		if (ms == 100)		/* above 5 ms since 6 ms: not yet 100 ms */
+			assert_false(f.s->standing.on);
+	}
+	assert_true(f.s->st.sparse_pkts >= 7);		/* the pings passed the backlog */
+	assert_true(f.s->standing.on);
+	assert_int_equal(f.s->standing.starts, 1);
+	fx_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -642,6 +684,7 @@ int main(void)
 		cmocka_unit_test(test_sparse_head_not_late),
 		cmocka_unit_test(test_numbered_before_sparse),
 		cmocka_unit_test(test_sparse_joins_next_run),
+		cmocka_unit_test(test_ping_does_not_reset_standing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
