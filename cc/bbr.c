@@ -45,88 +45,7 @@
 
 #include <mptund/cc.h>
 
-#include "cc_modules.h"
-#include "filter.h"
-
-#define BBR_MAX_CYCLE 16
-
-struct bbr {
-	/* tunables */
-	double high_gain;
-	double drain_gain;
-	double cwnd_gain;
-	double up_gain;
-	double down_gain;
-	double full_bw_thresh;
-	double pacing_margin;
-	uint32_t cycle_len;
-	uint32_t bw_rtts;
-	uint32_t min_rtt_win_ms;
-	uint32_t probe_rtt_ms;
-	uint32_t min_cwnd_pkts;
-	uint32_t full_bw_cnt;
-	uint32_t init_cwnd_pkts;
-	uint32_t iw_ref_rtt_ms;
-	uint32_t iw_max_pkts;
-	uint32_t send_quanta;
-	uint32_t quantum_us;
-	uint32_t quantum_max;
-	uint32_t quantum_1pkt_kbps;
-	uint32_t quantum_2pkt_kbps;
-	uint32_t default_rtt_us;
-	uint32_t startup_full_loss_cnt;
-	double loss_thresh;
-	double probe_rtt_cwnd_gain;
-	double probe_rtt_skip_similar;
-	uint32_t rtprop_jump_rounds;
-	uint32_t rtprop_jump_ms;
-	bool loss_recovery;
-
-	/* state */
-	struct mpt_rng rng;		/* private, seeded from init's rng */
-	struct mpt_minmax bw;		/* max filter, time = round count */
-	uint64_t min_rtt_ns, min_rtt_stamp;
-	uint64_t last_rtt_ns;		/* the latest RTT sample */
-	uint64_t probe_rtt_skips;	/* stat: due ProbeRTTs skipped (similar RTT) */
-	bool app_limited_since;		/* an app-limited sample since then */
-	uint64_t round_count;		/* stat */
-	uint64_t next_rtt_delivered;
-	uint64_t cycle_stamp;
-	uint64_t probe_rtt_done_stamp;
-	uint64_t probe_rtt_count;	/* stat: ProbeRTT entries */
-	uint64_t probe_rtt_app_mark;	/* latest ProbeRTT app-limited mark, 0 none */
-	uint64_t full_bw;
-	uint64_t prior_cwnd;
-	uint64_t recovery_losses;	/* bytes lost in the current round */
-	uint64_t round_lost;		/* bytes lost since the round started */
-	uint64_t round_delivered;	/* path delivered when the round started */
-	uint32_t round_loss_events;	/* ACKs that declared losses this round */
-	uint64_t startup_loss_exits;	/* stat: Startup left on high loss */
-	uint64_t probe_rtt_deferred;	/* stat: ProbeRTT starts put off for another path */
-	uint64_t rtprop_jumps;		/* stat: RTprop expired early, the path lengthened */
-	uint32_t jump_rounds;		/* rounds in a row of RTT samples RTprop misses */
-	uint64_t jump_since_ns;		/* when the first of them began */
-	uint64_t jump_round_began_ns;	/* when this round began */
-	bool jump_round_fit;		/* this round: a sample RTprop explains */
-	bool jump_round_sampled;	/* this round: an RTT sample was judged */
-	bool jump_round_limited;	/* this round: the window or Drain held the path */
-	bool rtprop_stale;		/* RTprop expires on the next ACK */
-	double pacing_gain;		/* stat */
-	double cur_cwnd_gain;
-	uint32_t mode;			/* stat: enum mpt_cc_state */
-	uint32_t cycle_idx;		/* stat */
-	uint32_t full_bw_rounds;
-	uint32_t full_bw_reached;	/* stat (0/1) */
-	uint32_t mss;
-	bool round_start;
-	bool probe_rtt_round_done;
-	bool in_recovery;
-	bool packet_conservation;
-	bool has_seen_rtt;
-	bool bw_proven;			/* a sample that was not app-limited was taken */
-	uint64_t capacity;		/* configured path capacity, bytes/s; 0 none */
-};
-_Static_assert(sizeof(struct bbr) <= MPT_CC_PRIV_SIZE, "bbr state too large");
+#include "bbr.h"
 
 static struct bbr *bbr_of(struct mpt_cc *cc)
 {
@@ -631,8 +550,8 @@ static void bbr_publish(struct mpt_cc *cc, const struct bbr *b)
 	cc->state = (uint8_t)b->mode;
 }
 
-static void bbr_on_ack(struct mpt_cc *cc, const struct mpt_cc_path *p,
-		       const struct mpt_rate_sample *rs, uint64_t now)
+void mpt_bbr_on_ack(struct mpt_cc *cc, const struct mpt_cc_path *p,
+		    const struct mpt_rate_sample *rs, uint64_t now)
 {
 	struct bbr *b = bbr_of(cc);
 
@@ -657,8 +576,8 @@ static void bbr_on_ack(struct mpt_cc *cc, const struct mpt_cc_path *p,
 	bbr_publish(cc, b);
 }
 
-static void bbr_on_loss(struct mpt_cc *cc, const struct mpt_cc_path *p,
-			uint64_t lost_bytes, uint64_t now)
+void mpt_bbr_on_loss(struct mpt_cc *cc, const struct mpt_cc_path *p,
+		     uint64_t lost_bytes, uint64_t now)
 {
 	struct bbr *b = bbr_of(cc);
 	uint64_t min_cwnd = (uint64_t)b->min_cwnd_pkts * b->mss;
@@ -721,8 +640,8 @@ static void bbr_reset_state(struct mpt_cc *cc, struct bbr *b,
 	bbr_publish(cc, b);
 }
 
-static void bbr_init(struct mpt_cc *cc, const struct mpt_cc_path *p,
-		     struct mpt_rng *rng, uint64_t now)
+void mpt_bbr_init(struct mpt_cc *cc, const struct mpt_cc_path *p,
+		  struct mpt_rng *rng, uint64_t now)
 {
 	struct bbr *b = bbr_of(cc);
 
@@ -732,13 +651,12 @@ static void bbr_init(struct mpt_cc *cc, const struct mpt_cc_path *p,
 	bbr_reset_state(cc, b, p, now);
 }
 
-static void bbr_on_path_reset(struct mpt_cc *cc, const struct mpt_cc_path *p,
-			      uint64_t now)
+void mpt_bbr_on_path_reset(struct mpt_cc *cc, const struct mpt_cc_path *p, uint64_t now)
 {
 	bbr_reset_state(cc, bbr_of(cc), p, now);
 }
 
-static void bbr_params_changed(struct mpt_cc *cc)
+void mpt_bbr_params_changed(struct mpt_cc *cc)
 {
 	struct bbr *b = bbr_of(cc);
 
@@ -759,132 +677,3 @@ static void bbr_params_changed(struct mpt_cc *cc)
 		break;
 	}
 }
-
-#define P_D(n, f, lo, hi, d, h) { .name = n, .type = MPT_PARAM_DOUBLE, \
-	.offset = offsetof(struct bbr, f), .min = lo, .max = hi, .def = d, .help = h }
-#define P_U(n, f, lo, hi, d, h) { .name = n, .type = MPT_PARAM_U32, \
-	.offset = offsetof(struct bbr, f), .min = lo, .max = hi, .def = d, .help = h }
-
-static const struct mpt_param bbr_params[] = {
-	P_D("high_gain", high_gain, 1, 10, 2.885,
-	    "Startup pacing and cwnd gain 2/ln2 (draft 4.3.2.1; tcp_bbr.c bbr_high_gain)"),
-	P_D("drain_gain", drain_gain, 0.05, 1, 0.3466,
-	    "Drain pacing gain ln2/2 (draft 4.3.3; tcp_bbr.c bbr_drain_gain)"),
-	P_D("cwnd_gain", cwnd_gain, 1, 10, 2,
-	    "ProbeBW cwnd gain (draft 4.2.3.2; tcp_bbr.c bbr_cwnd_gain)"),
-	P_D("up_gain", up_gain, 1, 4, 1.25,
-	    "ProbeBW probing phase pacing gain 5/4 (draft 4.3.4.3; bbr_pacing_gain[0])"),
-	P_D("down_gain", down_gain, 0.1, 1, 0.75,
-	    "ProbeBW draining phase pacing gain 3/4 (draft 4.3.4.3; bbr_pacing_gain[1])"),
-	P_D("full_bw_thresh", full_bw_thresh, 1, 4, 1.25,
-	    "BtlBw growth that counts as growth, 25% (draft 4.3.2.2; bbr_full_bw_thresh)"),
-	P_D("pacing_margin", pacing_margin, 0, 0.5, 0.01,
-	    "pace this fraction below BtlBw, 1% (tcp_bbr.c bbr_pacing_margin_percent)"),
-	P_U("cycle_len", cycle_len, 3, BBR_MAX_CYCLE, 8,
-	    "ProbeBW gain cycle phases (draft 4.3.4.3; tcp_bbr.c CYCLE_LEN)"),
-	P_U("bw_rtts", bw_rtts, 2, 100, 10,
-	    "BtlBw max filter window, round trips (draft 4.1.1.5 BtlBwFilterLen; bbr_bw_rtts)"),
-	P_U("min_rtt_win_ms", min_rtt_win_ms, 1000, 60000, 10000,
-	    "RTprop filter window, ms (draft 4.1.2.3 RTpropFilterLen; bbr_min_rtt_win_sec)"),
-	P_U("probe_rtt_ms", probe_rtt_ms, 0, 1000, 200,
-	    "ProbeRTT duration at min cwnd, ms; 0 disables (draft 4.3.5; bbr_probe_rtt_mode_ms)"),
-	P_U("min_cwnd_pkts", min_cwnd_pkts, 1, 64, 4,
-	    "minimum cwnd and ProbeRTT cwnd, packets (draft 4.2.3.1; bbr_cwnd_min_target)"),
-	P_U("full_bw_cnt", full_bw_cnt, 1, 16, 3,
-	    "rounds without growth that mean a full pipe (draft 4.3.2.2; bbr_full_bw_cnt)"),
-	P_U("init_cwnd_pkts", init_cwnd_pkts, 2, 1000, 10,
-	    "initial cwnd, packets (draft 4.2.3.1 InitialCwnd; RFC 6928 IW10), per "
-	    "iw_ref_rtt_ms of RTT; see the trade-off below"),
-	P_U("iw_ref_rtt_ms", iw_ref_rtt_ms, 0, 10000, 25,
-	    "initial cwnd is init_cwnd_pkts per this much RTT, ms; 0: init_cwnd_pkts at "
-	    "any RTT (draft 4.2.3.1 InitialCwnd x RTT / RTT0; TCP Hybla's RTT0, 25 ms: "
-	    "Caini, Firrincieli 2004, section 3)"),
-	P_U("iw_max_pkts", iw_max_pkts, 2, 100000, 400,
-	    "the RTT-scaled initial cwnd at most, packets (ours; bounds draft 4.2.3.1 "
-	    "InitialCwnd x RTT / RTT0)"),
-	P_U("send_quanta", send_quanta, 0, 64, 3,
-	    "cwnd allowance for send bursts, in send quanta (draft 4.2.3.2 BBRInflight; "
-	    "tcp_bbr.c bbr_quantization_budget)"),
-	P_U("quantum_us", quantum_us, 1, 100000, 1000,
-	    "send quantum at high rates = pacing rate x this, us (draft 4.2.2 "
-	    "BBRSetSendQuantum: 1 ms; tcp_bbr.c sk_pacing_shift)"),
-	P_U("quantum_max", quantum_max, 1200, 1u << 20, 65536,
-	    "largest send quantum, bytes (draft 4.2.2 BBRSetSendQuantum: 64 KBytes)"),
-	P_U("quantum_1pkt_kbps", quantum_1pkt_kbps, 0, 100000000, 1200,
-	    "below this pacing rate the send quantum is 1 packet, kbit/s (draft 4.2.2: "
-	    "1.2 Mbps; tcp_bbr.c bbr_min_tso_rate)"),
-	P_U("quantum_2pkt_kbps", quantum_2pkt_kbps, 0, 100000000, 24000,
-	    "below this pacing rate the send quantum is 2 packets, kbit/s (draft 4.2.2: "
-	    "24 Mbps)"),
-	P_U("default_rtt_us", default_rtt_us, 1, 10000000, 1000,
-	    "RTT for the initial pacing rate before a sample, us "
-	    "(tcp_bbr.c bbr_init_pacing_rate_from_rtt)"),
-	P_U("startup_full_loss_cnt", startup_full_loss_cnt, 0, 1000, 6,
-	    "loss events in a round that end Startup with loss_thresh; 0 disables "
-	    "(draft-ietf-ccwg-bbr 4.3.1.3 BBRStartupFullLossCnt)"),
-	P_D("loss_thresh", loss_thresh, 0, 1, 0.02,
-	    "loss rate of a round that ends Startup, 2% "
-	    "(draft-ietf-ccwg-bbr 4.3.1.3 BBRLossThresh)"),
-	P_D("probe_rtt_cwnd_gain", probe_rtt_cwnd_gain, 0, 1, 0.5,
-	    "ProbeRTT window in BDPs, at least min_cwnd_pkts; 0 is v1's min_cwnd_pkts "
-	    "(draft-ietf-ccwg-bbr 4.3.4.3 BBRProbeRTTCwndGain)"),
-	P_D("probe_rtt_skip_similar", probe_rtt_skip_similar, 0, 1, 0.125,
-	    "skip a due ProbeRTT when the path was app-limited since RTprop was set and is "
-	    "now, its latest RTT at most this fraction above it; 0 disables (draft "
-	    "4.3.5 ProbeRTT; QUIC "
-	    "BbrSender probe_rtt_skipped_if_similar_rtt, kSimilarMinRttThreshold 1.125)"),
-	P_U("rtprop_jump_rounds", rtprop_jump_rounds, 0, 1000, 3,
-	    "rounds in a row of RTT samples above RTprop + inflight/BtlBw + the peer's max "
-	    "ACK delay while the window limits after which RTprop expires early; 0 "
-	    "disables (ours; draft 4.1.2.3, 4.3.5; RFC 9002 5.3)"),
-	P_U("rtprop_jump_ms", rtprop_jump_ms, 0, 10000, 25,
-	    "the least time those rounds must span, from the start of the first (ours, for "
-	    "paths whose round is under a millisecond; bbr_check_rtprop_jump, draft 4.1.2.3)"),
-	{ .name = "loss_recovery", .type = MPT_PARAM_BOOL,
-	  .offset = offsetof(struct bbr, loss_recovery), .min = 0, .max = 1, .def = 1,
-	  .help = "packet conservation for a round after a loss (draft 4.2.3.4; "
-		  "bbr_set_cwnd_to_recover_or_restore)" },
-};
-
-static const struct mpt_stat bbr_stats[] = {
-	{ .name = "state", .type = MPT_STAT_U32, .kind = MPT_STAT_GAUGE,
-	  .offset = offsetof(struct bbr, mode), .help = "enum mpt_cc_state of the mode" },
-	{ .name = "round_count", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
-	  .offset = offsetof(struct bbr, round_count), .help = "round trips counted" },
-	{ .name = "full_bw_reached", .type = MPT_STAT_U32, .kind = MPT_STAT_GAUGE,
-	  .offset = offsetof(struct bbr, full_bw_reached),
-	  .help = "1 once Startup found the pipe full" },
-	{ .name = "pacing_gain", .type = MPT_STAT_DOUBLE, .kind = MPT_STAT_GAUGE,
-	  .offset = offsetof(struct bbr, pacing_gain), .help = "current pacing gain" },
-	{ .name = "cycle_idx", .type = MPT_STAT_U32, .kind = MPT_STAT_GAUGE,
-	  .offset = offsetof(struct bbr, cycle_idx), .help = "ProbeBW gain cycle phase" },
-	{ .name = "probe_rtt_count", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
-	  .offset = offsetof(struct bbr, probe_rtt_count), .help = "ProbeRTT entries" },
-	{ .name = "probe_rtt_deferred", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
-	  .offset = offsetof(struct bbr, probe_rtt_deferred),
-	  .help = "ACKs on which a due ProbeRTT waited for another path's to end" },
-	{ .name = "rtprop_jumps", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
-	  .offset = offsetof(struct bbr, rtprop_jumps),
-	  .help = "RTprop expiries brought forward: the path lengthened" },
-	{ .name = "probe_rtt_skips", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
-	  .offset = offsetof(struct bbr, probe_rtt_skips),
-	  .help = "due ProbeRTTs skipped: app-limited, RTT within probe_rtt_skip_similar" },
-	{ .name = "startup_loss_exits", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
-	  .offset = offsetof(struct bbr, startup_loss_exits),
-	  .help = "Startups ended by a high-loss round (BBRv3)" },
-};
-
-const struct mpt_cc_ops mpt_cc_bbr = {
-	.name = "bbr",
-	.summary = "BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00)",
-	.on_ack = bbr_on_ack,
-	.init = bbr_init,
-	.on_loss = bbr_on_loss,
-	.on_path_reset = bbr_on_path_reset,
-	.params_changed = bbr_params_changed,
-	.priv_size = sizeof(struct bbr),
-	.params = bbr_params,
-	.nparams = MPT_ARRAY_SIZE(bbr_params),
-	.stats = bbr_stats,
-	.nstats = MPT_ARRAY_SIZE(bbr_stats),
-};
