@@ -392,14 +392,14 @@ static void bbr_check_rtprop_jump(const struct mpt_cc *cc, struct bbr *b,
 }
 
 /*
- * A due ProbeRTT is skipped, and RTprop's stamp renewed, when the path was app-limited
- * since RTprop was last set and still is, and its latest RTT sample is within
- * probe_rtt_skip_similar above RTprop: QUIC's BbrSender (Chromium,
- * probe_rtt_skipped_if_similar_rtt, kSimilarMinRttThreshold 1.125: "even if the
- * min_rtt is 12.5% too low, the 25% gain cycling and 2x CWND gain should overcome an
- * overly small min_rtt"), which judges the least RTT since the last ProbeRTT: a path
- * that lengthened within the window would skip once more. A path the scheduler does not fill has no queue to drain, and
- * its samples show so; ProbeRTT then only costs. sat-lte-down (acpf, main b9fe70a): the
+ * A due ProbeRTT is skipped, and RTprop's stamp renewed, when the path is app-limited
+ * (this sample) and its latest RTT sample is within probe_rtt_skip_similar above
+ * RTprop: QUIC's BbrSender (Chromium, probe_rtt_skipped_if_similar_rtt,
+ * kSimilarMinRttThreshold 1.125: "even if the min_rtt is 12.5% too low, the 25% gain
+ * cycling and 2x CWND gain should overcome an overly small min_rtt"), which judges the
+ * least RTT since the last ProbeRTT: a path that lengthened within the window would
+ * skip once more. A path the scheduler does not fill has no queue to drain, and its
+ * samples show so; ProbeRTT then only costs. sat-lte-down (acpf, main b9fe70a): the
  * satellite's ProbeRTT at 18 s cut it from 14 MB to half a BDP (2.6 MB) for 200 ms and
  * a 600 ms round, the scheduler queue overflowed (881 drops) and the inner TCP halved.
  * A lengthened path (rtprop_stale) and a path the sender fills still probe.
@@ -408,10 +408,8 @@ static bool bbr_skip_probe_rtt(struct bbr *b, const struct mpt_rate_sample *rs)
 {
 	if (rs->rtt_ns)
 		b->last_rtt_ns = rs->rtt_ns;
-	if (rs->is_app_limited)
-		b->app_limited_since = true;
 	return b->probe_rtt_skip_similar > 0 && !b->rtprop_stale && rs->is_app_limited &&
-	       b->app_limited_since && b->last_rtt_ns && (double)b->last_rtt_ns <=
+	       b->last_rtt_ns && (double)b->last_rtt_ns <=
 	       (double)b->min_rtt_ns * (1.0 + b->probe_rtt_skip_similar);
 }
 
@@ -429,7 +427,6 @@ static void bbr_update_min_rtt(struct mpt_cc *cc, struct bbr *b,
 
 	if (expired && skip && b->mode != MPT_CC_PROBE_RTT) {
 		b->min_rtt_stamp = now;		/* RTprop holds: no ProbeRTT */
-		b->app_limited_since = false;
 		b->probe_rtt_skips++;
 		expired = false;
 	}
@@ -443,7 +440,6 @@ static void bbr_update_min_rtt(struct mpt_cc *cc, struct bbr *b,
 		b->min_rtt_ns = rs->rtt_ns;
 		b->min_rtt_stamp = now;
 		b->rtprop_stale = false;
-		b->app_limited_since = false;
 	}
 
 	if (b->probe_rtt_ms && expired && !defer && b->mode != MPT_CC_PROBE_RTT) {

@@ -53,7 +53,6 @@ struct bbr {
 	uint64_t min_rtt_ns, min_rtt_stamp;
 	uint64_t last_rtt_ns;		/* the latest RTT sample */
 	uint64_t probe_rtt_skips;	/* stat: due ProbeRTTs skipped (similar RTT) */
-	bool app_limited_since;		/* an app-limited sample since then */
 	uint64_t round_count;		/* stat */
 	uint64_t next_rtt_delivered;
 	uint64_t cycle_stamp;

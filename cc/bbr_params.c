@@ -79,10 +79,9 @@ static const struct mpt_param bbr_params[] = {
 	    "ProbeRTT window in BDPs, at least min_cwnd_pkts; 0 is v1's min_cwnd_pkts "
 	    "(draft-ietf-ccwg-bbr 4.3.4.3 BBRProbeRTTCwndGain)"),
 	P_D("probe_rtt_skip_similar", probe_rtt_skip_similar, 0, 1, 0.125,
-	    "skip a due ProbeRTT when the path was app-limited since RTprop was set and is "
-	    "now, its latest RTT at most this fraction above it; 0 disables (draft "
-	    "4.3.5 ProbeRTT; QUIC "
-	    "BbrSender probe_rtt_skipped_if_similar_rtt, kSimilarMinRttThreshold 1.125)"),
+	    "skip a due ProbeRTT when the path is app-limited, its latest RTT at most this "
+	    "fraction above RTprop; 0 disables (draft 4.3.5 ProbeRTT; QUIC BbrSender "
+	    "probe_rtt_skipped_if_similar_rtt, kSimilarMinRttThreshold 1.125)"),
 	P_U("rtprop_jump_rounds", rtprop_jump_rounds, 0, 1000, 3,
 	    "rounds in a row of RTT samples above RTprop + inflight/BtlBw + the peer's max "
 	    "ACK delay while the window limits after which RTprop expires early; 0 "

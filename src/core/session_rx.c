@@ -231,13 +231,13 @@ static void size_window(struct mpt_session *s, uint64_t now)
 		mpt_path_rates(&s->paths[i], now, rate);
 		bytes += rate[1];
 	}
+	/* between these checks the window grows at once as the DSN span asks, within
+	 * the same pool-aware bound (the rate lags by its meter window) */
+	mpt_reorder_set_grow_max(&s->reorder, ceil);
 	want = mpt_reorder_capacity_want(&s->reorder, bytes / MPT_MAX(d->inner_mtu, 1u),
 					 d->cfg.reorder_buffer, ceil);
 	if (want > s->reorder.cap)
 		mpt_reorder_grow(&s->reorder, want);	/* -ENOMEM: the old one stays */
-	/* between these checks the window grows at once as the DSN span asks, within
-	 * the same pool-aware bound (the rate lags by its meter window) */
-	mpt_reorder_set_grow_max(&s->reorder, ceil);
 }
 
 static void update_hold(struct mpt_session *s, uint64_t now)

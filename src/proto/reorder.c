@@ -159,12 +159,7 @@ uint32_t mpt_reorder_capacity_for(uint64_t pkts_per_s, uint64_t hold_ns, uint32_
 uint32_t mpt_reorder_capacity_want(const struct mpt_reorder *rb, uint64_t pkts_per_s,
 				   uint32_t floor, uint32_t ceil)
 {
-	uint32_t want = mpt_reorder_capacity_for(pkts_per_s, mpt_reorder_hold_now(rb), floor,
-						 ceil);
-
-	if (mpt_reorder_span(rb) >= rb->cap / 2 && rb->cap <= ceil / 2 && want < 2 * rb->cap)
-		want = 2 * rb->cap;	/* half in use: the rate grew within its window */
-	return want;
+	return mpt_reorder_capacity_for(pkts_per_s, mpt_reorder_hold_now(rb), floor, ceil);
 }
 
 /* The greatest power of two <= v (0 for 0). */

@@ -147,11 +147,11 @@ int mpt_reorder_grow(struct mpt_reorder *rb, uint32_t capacity);
 uint32_t mpt_reorder_capacity_for(uint64_t pkts_per_s, uint64_t hold_ns, uint32_t floor,
 				  uint32_t ceil);
 
-/* The window rb wants: mpt_reorder_capacity_for with its hold in force, and twice
- * its window when half of it is in use (mpt_reorder_span; the received rate lags by
- * its meter window: in sat-lte-down the window overflowed 5.5 s into the run, in
- * CUBIC's slow start over the satellite, half a second before the rate asked for
- * more). */
+/* The window rb wants for the received rate: mpt_reorder_capacity_for with its hold
+ * in force. The rate is measured over a second and lags a slow start (sat-lte-down:
+ * the window overflowed in CUBIC's slow start over the satellite, half a second
+ * before the rate asked for more): between these checks the window grows at once as
+ * packets need it (mpt_reorder_set_grow_max). */
 uint32_t mpt_reorder_capacity_want(const struct mpt_reorder *rb, uint64_t pkts_per_s,
 				   uint32_t floor, uint32_t ceil);
 
@@ -168,12 +168,6 @@ uint32_t mpt_reorder_capacity_want(const struct mpt_reorder *rb, uint64_t pkts_p
  * keeps it within what its packet pool can spare.
  */
 void mpt_reorder_set_grow_max(struct mpt_reorder *rb, uint32_t slots);
-
-/* DSNs from the release point to the highest held, inclusive (0: nothing held). */
-static inline uint64_t mpt_reorder_span(const struct mpt_reorder *rb)
-{
-	return rb->nheld ? rb->high - rb->next + 1 : 0;
-}
 
 /* Releases every held packet (MPT_REORDER_FLUSH) and frees the slots. */
 void mpt_reorder_free(struct mpt_reorder *rb);
