@@ -365,16 +365,23 @@ static void set_defaults(struct mpt_config *cfg)
 	snprintf(cfg->cc, sizeof(cfg->cc), "bbr");
 }
 
-/* Instance name: the file's base name without ".conf". */
-static void default_ctl_path(struct mpt_config *cfg)
+/* Instance name: the file's base name without ".conf"; its length in *n. */
+static const char *instance_name(const struct mpt_config *cfg, size_t *n)
 {
 	const char *base = strrchr(cfg->file, '/');
-	size_t n;
 
 	base = base ? base + 1 : cfg->file;
-	n = strlen(base);
-	if (n > 5 && strcmp(base + n - 5, ".conf") == 0)
-		n -= 5;
+	*n = strlen(base);
+	if (*n > 5 && strcmp(base + *n - 5, ".conf") == 0)
+		*n -= 5;
+	return base;
+}
+
+static void default_ctl_path(struct mpt_config *cfg)
+{
+	size_t n;
+	const char *base = instance_name(cfg, &n);
+
 	snprintf(cfg->ctl_path, sizeof(cfg->ctl_path), "/run/mptund/%.*s.sock", (int)n,
 		 base);
 }
@@ -382,13 +389,9 @@ static void default_ctl_path(struct mpt_config *cfg)
 /* The same instance name under the systemd StateDirectory=mptund. */
 static void default_state_file(struct mpt_config *cfg)
 {
-	const char *base = strrchr(cfg->file, '/');
 	size_t n;
+	const char *base = instance_name(cfg, &n);
 
-	base = base ? base + 1 : cfg->file;
-	n = strlen(base);
-	if (n > 5 && strcmp(base + n - 5, ".conf") == 0)
-		n -= 5;
 	snprintf(cfg->state_file, sizeof(cfg->state_file), "/var/lib/mptund/%.*s.state",
 		 (int)MPT_MIN(n, 64), base);
 }
