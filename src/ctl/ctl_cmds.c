@@ -412,16 +412,6 @@ static int cmd_set(struct ctl_opts *o, int argc, char **argv)
 	return rc;
 }
 
-static bool is_uint(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
 static int cmd_path(struct ctl_opts *o, int argc, char **argv)
 {
 	char name[MPT_CTL_MAX_LINE], what[64], sess[64];
@@ -437,7 +427,7 @@ static int cmd_path(struct ctl_opts *o, int argc, char **argv)
 	if (argc == 2 && (!strcmp(argv[1], "up") || !strcmp(argv[1], "down")))
 		snprintf(what, sizeof(what), "admin=%s", argv[1]);
 	else if (argc == 3 && (!strcmp(argv[1], "cost") || !strcmp(argv[1], "weight"))) {
-		if (!is_uint(argv[2]) || strlen(argv[2]) > 10)
+		if (!ctl_is_digits(argv[2]) || strlen(argv[2]) > 10)
 			return usage_error(o, "path: '%s' is not a whole number", argv[2]);
 		snprintf(what, sizeof(what), "%s=%s", argv[1], argv[2]);
 	} else
@@ -474,7 +464,7 @@ static int rule_req(struct ctl_opts *o, int argc, char **argv, char (*buf)[MPT_C
 	snprintf(buf[(*n)++], MPT_CTL_MAX_LINE, "op=%s", argv[0]);
 	snprintf(buf[(*n)++], MPT_CTL_MAX_LINE, "name=%s", argv[1]);
 	if (!strcmp(argv[0], "move")) {
-		if (argc != 3 || !is_uint(argv[2]) || strlen(argv[2]) > 5)
+		if (argc != 3 || !ctl_is_digits(argv[2]) || strlen(argv[2]) > 5)
 			return usage_error(o, "rule move: expected NAME POSITION (0 = first)");
 		snprintf(buf[(*n)++], MPT_CTL_MAX_LINE, "pos=%s", argv[2]);
 		return 0;
@@ -482,7 +472,7 @@ static int rule_req(struct ctl_opts *o, int argc, char **argv, char (*buf)[MPT_C
 	if (!strcmp(argv[0], "del"))
 		return argc == 2 ? 0 : usage_error(o, "rule del: unexpected '%s'", argv[2]);
 	if (argc > 3 && !strcmp(argv[2], "at")) {
-		if (!is_uint(argv[3]) || strlen(argv[3]) > 5)
+		if (!ctl_is_digits(argv[3]) || strlen(argv[3]) > 5)
 			return usage_error(o, "rule add: '%s' is not a position", argv[3]);
 		snprintf(buf[(*n)++], MPT_CTL_MAX_LINE, "pos=%s", argv[3]);
 		i = 4;

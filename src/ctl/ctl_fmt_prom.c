@@ -39,16 +39,6 @@ struct samples {
 	size_t n, cap;
 };
 
-static bool is_index(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
 /* Append s to buf as a metric/label-name part: [a-zA-Z0-9_], others become '_'. */
 static void put_name(char *buf, size_t len, const char *s)
 {
@@ -120,7 +110,7 @@ static void map_key(const struct ctl_kvl *kv, const char *key, char *family, siz
 	for (unsigned i = 0; i < n; i++) {
 		size_t pl = strlen(prefix);
 
-		if (is_index(c[i]) && i + 1 < n && i > 0) {
+		if (ctl_is_digits(c[i]) && i + 1 < n && i > 0) {
 			const char *v;
 
 			start = i - 1;
@@ -137,7 +127,7 @@ static void map_key(const struct ctl_kvl *kv, const char *key, char *family, siz
 			}
 			continue;
 		}
-		if (is_index(c[i]) && i + 1 == n && i > 0) {	/* per-path statistic */
+		if (ctl_is_digits(c[i]) && i + 1 == n && i > 0) {	/* per-path statistic */
 			const char *v = ctl_kvl_getf(kv, "%s.path.%s.name", obj, c[i]);
 
 			add_label(labels, "path", v ? v : c[i]);
@@ -148,7 +138,7 @@ static void map_key(const struct ctl_kvl *kv, const char *key, char *family, siz
 	}
 	snprintf(family, flen, "mptund");
 	for (unsigned i = start; i < n; i++)
-		if (c[i] && !is_index(c[i])) {
+		if (c[i] && !ctl_is_digits(c[i])) {
 			strncat(family, "_", flen - strlen(family) - 1);
 			put_name(family, flen, c[i]);
 		}

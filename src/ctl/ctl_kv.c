@@ -164,3 +164,13 @@ long ctl_reply_parse(const char *text, size_t len, struct ctl_kvl *l, int *err_n
 	}
 	return 0;
 }
+
+bool ctl_is_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}

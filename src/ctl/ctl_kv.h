@@ -41,5 +41,7 @@ bool ctl_is_number(const char *s);
  */
 long ctl_reply_parse(const char *text, size_t len, struct ctl_kvl *l, int *err_no,
 		     char *msg, size_t msglen);
+/* True when s is one or more decimal digits and nothing else (a path index, a port). */
+bool ctl_is_digits(const char *s);
 
 #endif

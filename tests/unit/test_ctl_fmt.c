@@ -456,6 +456,19 @@ static void test_reply_parse(void **state)
 	assert_false(ctl_is_number("1 "));
 }
 
+/* Path indices (prom labels) and ports/indices (mptund-ctl arguments) share one check. */
+static void test_is_digits(void **state)
+{
+	(void)state;
+	assert_true(ctl_is_digits("0"));
+	assert_true(ctl_is_digits("4294967295"));
+	assert_false(ctl_is_digits(""));
+	assert_false(ctl_is_digits("-1"));
+	assert_false(ctl_is_digits("1a"));
+	assert_false(ctl_is_digits(" 1"));
+	assert_false(ctl_is_digits("rtt"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_prom_validator),
 		cmocka_unit_test(test_prom),
 		cmocka_unit_test(test_reply_parse),
+		cmocka_unit_test(test_is_digits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
