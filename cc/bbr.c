@@ -489,6 +489,46 @@ static void bbr_mark_probe_rtt(struct bbr *b, const struct mpt_cc_path *p)
 		b->probe_rtt_app_mark = 1;
 }
 
+/*
+ * mptund: Startup follows the senders' flight until a rate is proven (bw_proven: a
+ * sample that was not app-limited). The tunnel's window caps what the inner senders
+ * offer; their loops can be shorter than the path's own round trip (their ACKs come
+ * back over another path), so they double faster than Startup's cwnd += acked, which
+ * also lags by the path's RTT. On sat-lte-down (satellite 300 ms one way, its tunnel
+ * ACKs on its own uplink: 600 ms; the inner CUBIC's ACKs on LTE: 334 ms) the window
+ * and the initial pacing rate (12.9 Mbit/s) ran out at 500-600 inner packets, the
+ * backlog raised the inner RTT and HyStart (Linux tcp_cubic.c, delay threshold
+ * clamp(minRTT / 8, 4 ms, 16 ms)) ended slow start at 656 packets: CUBIC then took
+ * 10 s at 334 ms to reach the satellite's rate.
+ * While less than half the window is in flight (the senders, not the window, limit)
+ * cwnd >= startup_flight_gain x the flight before this ACK, and the pacing rate is at
+ * least high_gain x cwnd / RTprop: tcp_bbr.c bbr_init_pacing_rate_from_rtt's rule,
+ * with the current window for the initial one. A sender that fills the window (a
+ * greedy flow, a scheduler spilling onto the path) never lets it apply: half the
+ * window bounds each raise, the first window-limited sample proves the rate and
+ * Startup proceeds as the draft's. A sender that outgrows the path meets the
+ * bottleneck's queue and loss, and Startup ends by its loss rule (BBRv3).
+ */
+static bool bbr_follows_flight(const struct bbr *b)
+{
+	return b->startup_flight_gain > 0 && b->mode == MPT_CC_STARTUP && !b->bw_proven &&
+	       !b->in_recovery && b->min_rtt_ns;
+}
+
+static void bbr_follow_flight(struct mpt_cc *cc, struct bbr *b,
+			      const struct mpt_cc_path *p, uint64_t acked)
+{
+	uint64_t flight = p->in_flight + acked, w;
+
+	if (!bbr_follows_flight(b) || 2 * flight >= cc->cwnd)
+		return;
+	w = (uint64_t)(b->startup_flight_gain * (double)flight);
+	if (w > cc->cwnd) {
+		cc->cwnd = w;
+		b->startup_follows++;
+	}
+}
+
 static void bbr_set_pacing(struct mpt_cc *cc, struct bbr *b,
 			   const struct mpt_cc_path *p)
 {
@@ -496,6 +536,11 @@ static void bbr_set_pacing(struct mpt_cc *cc, struct bbr *b,
 
 	if (!b->has_seen_rtt && p->srtt_ns)
 		bbr_init_pacing(cc, b, p->srtt_ns);
+	if (bbr_follows_flight(b)) {
+		rate = bbr_rate(b, (uint64_t)((double)cc->cwnd * 1e9 / (double)b->min_rtt_ns),
+				b->high_gain);
+		cc->pacing_rate = MPT_MAX(cc->pacing_rate, rate);
+	}
 	if (!bw)
 		return;
 	rate = bbr_rate(b, bw, b->pacing_gain);
@@ -567,6 +612,8 @@ void mpt_bbr_on_ack(struct mpt_cc *cc, const struct mpt_cc_path *p,
 	bbr_check_rtprop_jump(cc, b, p, &r, now);
 	bbr_update_min_rtt(cc, b, p, &r, now);
 	bbr_mark_probe_rtt(b, p);
+	if (!b->packet_conservation)
+		bbr_follow_flight(cc, b, p, r.acked_bytes);
 	bbr_set_pacing(cc, b, p);
 	bbr_set_cwnd(cc, b, p, &r);
 	bbr_publish(cc, b);

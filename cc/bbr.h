@@ -45,6 +45,7 @@ struct bbr {
 	double probe_rtt_skip_similar;
 	uint32_t rtprop_jump_rounds;
 	uint32_t rtprop_jump_ms;
+	double startup_flight_gain;
 	bool loss_recovery;
 
 	/* state */
@@ -53,6 +54,7 @@ struct bbr {
 	uint64_t min_rtt_ns, min_rtt_stamp;
 	uint64_t last_rtt_ns;		/* the latest RTT sample */
 	uint64_t probe_rtt_skips;	/* stat: due ProbeRTTs skipped (similar RTT) */
+	uint64_t startup_follows;	/* stat: ACKs on which the flight raised cwnd */
 	uint64_t round_count;		/* stat */
 	uint64_t next_rtt_delivered;
 	uint64_t cycle_stamp;

@@ -89,6 +89,10 @@ static const struct mpt_param bbr_params[] = {
 	P_U("rtprop_jump_ms", rtprop_jump_ms, 0, 10000, 25,
 	    "the least time those rounds must span, from the start of the first (ours, for "
 	    "paths whose round is under a millisecond; bbr_check_rtprop_jump, draft 4.1.2.3)"),
+	P_D("startup_flight_gain", startup_flight_gain, 0, 10, 2.885,
+	    "Startup before a rate is proven, while under half the window is in flight: "
+	    "cwnd >= this x the flight, pacing >= high_gain x cwnd / RTprop; 0 disables "
+	    "(ours; draft 4.3.2.1 high_gain, tcp_bbr.c bbr_init_pacing_rate_from_rtt)"),
 	{ .name = "loss_recovery", .type = MPT_PARAM_BOOL,
 	  .offset = offsetof(struct bbr, loss_recovery), .min = 0, .max = 1, .def = 1,
 	  .help = "packet conservation for a round after a loss (draft 4.2.3.4; "
@@ -118,6 +122,9 @@ static const struct mpt_stat bbr_stats[] = {
 	{ .name = "probe_rtt_skips", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct bbr, probe_rtt_skips),
 	  .help = "due ProbeRTTs skipped: app-limited, RTT within probe_rtt_skip_similar" },
+	{ .name = "startup_follows", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
+	  .offset = offsetof(struct bbr, startup_follows),
+	  .help = "ACKs in unproven Startup on which the senders' flight raised cwnd" },
 	{ .name = "startup_loss_exits", .type = MPT_STAT_U64, .kind = MPT_STAT_COUNTER,
 	  .offset = offsetof(struct bbr, startup_loss_exits),
 	  .help = "Startups ended by a high-loss round (BBRv3)" },
